@@ -1,0 +1,21 @@
+//! # ceql-syntax
+//!
+//! The CEQL language front end: a [pest] grammar (`ceql.pest`), an AST that keeps
+//! source spans, and diagnostics rendered with line, column and a caret snippet.
+//!
+//! ```
+//! let text = ceql_syntax::parse_query_text("SELECT * FROM S WHERE A ; B+ ; C WITHIN 10 EVENTS").unwrap();
+//! assert_eq!(text.query.from[0].name, "S");
+//! ```
+#![warn(missing_docs)]
+
+pub mod ast;
+pub mod diagnostic;
+mod display;
+mod parser;
+pub mod span;
+
+pub use diagnostic::{Diagnostic, Severity};
+pub use display::{cel_to_string, query_to_string};
+pub use parser::{parse_query_text, parse_schema};
+pub use span::{Location, Span};

@@ -1,0 +1,287 @@
+//! Filters (`x[P] AND y[Q]`), predicates and arithmetic expressions. All binary
+//! operators are left-associative; the grammar already encodes their precedence.
+
+use super::literal::{ident, number, string, Number};
+use super::query::qname;
+use super::{Pair, Rule};
+use crate::ast::*;
+use crate::diagnostic::Diagnostic;
+use crate::span::Span;
+
+/// Builds a [`Filter`] from a `filter` pair (`f_and { OR f_and }`).
+pub(crate) fn filter(pair: Pair<'_>) -> Result<Filter, Diagnostic> {
+    fold_left(pair, Rule::filter_and, filter_and, |a, b| Filter::Or(Box::new(a), Box::new(b)))
+}
+
+fn filter_and(pair: Pair<'_>) -> Result<Filter, Diagnostic> {
+    fold_left(pair, Rule::filter_term, filter_term, |a, b| Filter::And(Box::new(a), Box::new(b)))
+}
+
+fn filter_term(pair: Pair<'_>) -> Result<Filter, Diagnostic> {
+    let inner = pair.into_inner().next().expect("filter term");
+    let span = Span::of(&inner);
+    match inner.as_rule() {
+        Rule::paren_filter => filter(inner.into_inner().find(|q| q.as_rule() == Rule::filter).expect("filter")),
+        _ => {
+            let mut var = None;
+            let mut p = None;
+            for q in inner.into_inner() {
+                match q.as_rule() {
+                    Rule::qname => var = Some(qname(q)),
+                    Rule::pred => p = Some(pred(q)?),
+                    _ => {}
+                }
+            }
+            Ok(Filter::Var { var: var.expect("filter variable"), pred: p.expect("filter predicate"), span })
+        }
+    }
+}
+
+/// Builds a [`Pred`] from a `pred` pair.
+pub(crate) fn pred(pair: Pair<'_>) -> Result<Pred, Diagnostic> {
+    fold_left(pair, Rule::pred_and, pred_and, |a, b| Pred::Or(Box::new(a), Box::new(b)))
+}
+
+fn pred_and(pair: Pair<'_>) -> Result<Pred, Diagnostic> {
+    fold_left(pair, Rule::pred_not, pred_not, |a, b| Pred::And(Box::new(a), Box::new(b)))
+}
+
+fn pred_not(pair: Pair<'_>) -> Result<Pred, Diagnostic> {
+    let inner = pair.into_inner().next().expect("pred_not alternative");
+    match inner.as_rule() {
+        Rule::negation => {
+            let mut kw = Span::default();
+            let mut operand = None;
+            for q in inner.into_inner() {
+                match q.as_rule() {
+                    Rule::kw_not => kw = Span::of(&q),
+                    Rule::pred_not => operand = Some(pred_not(q)?),
+                    _ => {}
+                }
+            }
+            Ok(Pred::Not(Box::new(operand.expect("NOT operand")), kw))
+        }
+        _ => pred_atom(inner),
+    }
+}
+
+fn pred_atom(pair: Pair<'_>) -> Result<Pred, Diagnostic> {
+    let inner = pair.into_inner().next().expect("pred_atom alternative");
+    let rule = inner.as_rule();
+    let mut exprs = Vec::new();
+    let mut op = None;
+    let mut op_span = Span::default();
+    let mut negated = false;
+    let mut pattern = None;
+    let mut set = None;
+    let mut nested = None;
+    for q in inner.into_inner() {
+        match q.as_rule() {
+            Rule::expr => exprs.push(expr(q)?),
+            Rule::cmp_op => {
+                op_span = Span::of(&q);
+                op = Some(cmp_op(q));
+            }
+            Rule::kw_like | Rule::kw_in => op_span = Span::of(&q),
+            Rule::kw_not => negated = true,
+            Rule::string => pattern = Some(string(q)),
+            Rule::value_set => set = Some(value_set(q)?),
+            Rule::pred => nested = Some(pred(q)?),
+            _ => {}
+        }
+    }
+    let mut exprs = exprs.into_iter();
+    let mut next_expr = || exprs.next().expect("operand");
+    Ok(match rule {
+        Rule::pred_cmp => {
+            let lhs = next_expr();
+            let rhs = next_expr();
+            Pred::Cmp { lhs, op: op.expect("comparison operator"), rhs, op_span }
+        }
+        Rule::pred_like => {
+            let (pattern, pattern_span) = pattern.expect("LIKE pattern");
+            Pred::Like { expr: next_expr(), pattern, pattern_span, op_span }
+        }
+        Rule::pred_in_set => Pred::InSet { expr: next_expr(), set: set.expect("IN set"), negated, op_span },
+        Rule::pred_in_range => {
+            let e = next_expr();
+            let lo = next_expr();
+            let hi = next_expr();
+            Pred::InRange { expr: e, lo, hi, op_span }
+        }
+        Rule::paren_pred => nested.expect("parenthesised predicate"),
+        _ => Pred::Bool(next_expr()),
+    })
+}
+
+fn cmp_op(pair: Pair<'_>) -> CmpOp {
+    match pair.into_inner().next().expect("operator").as_rule() {
+        Rule::op_le => CmpOp::Le,
+        Rule::op_ne => CmpOp::Ne,
+        Rule::op_lt => CmpOp::Lt,
+        Rule::op_ge => CmpOp::Ge,
+        Rule::op_gt => CmpOp::Gt,
+        _ => CmpOp::Eq,
+    }
+}
+
+fn value_set(pair: Pair<'_>) -> Result<ValueSet, Diagnostic> {
+    let inner = pair.into_inner().next().expect("value set form");
+    let span = Span::of(&inner);
+    match inner.as_rule() {
+        Rule::set_range => {
+            let mut lo = None;
+            let mut hi = None;
+            let mut seen_dots = false;
+            for q in inner.into_inner() {
+                match q.as_rule() {
+                    Rule::dotdot => seen_dots = true,
+                    Rule::signed if seen_dots => hi = Some(signed(q)?),
+                    Rule::signed => lo = Some(signed(q)?),
+                    _ => {}
+                }
+            }
+            if lo.is_none() && hi.is_none() {
+                return Err(Diagnostic::error("E0100", "a range needs at least one bound: `{a..b}`, `{a..}` or `{..b}`", span));
+            }
+            Ok(ValueSet::Range { lo, hi })
+        }
+        _ => {
+            let mut items = Vec::new();
+            for q in inner.into_inner().filter(|q| q.as_rule() == Rule::literal) {
+                let l = q.into_inner().next().expect("literal");
+                items.push(match l.as_rule() {
+                    Rule::string => {
+                        let (s, span) = string(l);
+                        Literal::Str(s, span)
+                    }
+                    _ => signed(l)?,
+                });
+            }
+            Ok(ValueSet::List(items))
+        }
+    }
+}
+
+fn signed(pair: Pair<'_>) -> Result<Literal, Diagnostic> {
+    let span = Span::of(&pair);
+    let mut negative = false;
+    let mut value = None;
+    for q in pair.into_inner() {
+        match q.as_rule() {
+            Rule::minus => negative = true,
+            Rule::number => value = Some(q),
+            _ => {}
+        }
+    }
+    let num = value.expect("signed number");
+    // `-9223372036854775808` is representable although its magnitude is not.
+    if negative {
+        if let Ok(v) = format!("-{}", num.as_str()).parse::<i64>() {
+            return Ok(Literal::Int(v, span));
+        }
+    }
+    Ok(match number(num)?.0 {
+        Number::Int(v) => Literal::Int(if negative { -v } else { v }, span),
+        Number::Float(v) => Literal::Float(if negative { -v } else { v }, span),
+    })
+}
+
+/// Builds an [`Expr`] from an `expr` pair.
+pub(crate) fn expr(pair: Pair<'_>) -> Result<Expr, Diagnostic> {
+    binary_chain(pair, Rule::e_mul, Rule::add_op, e_mul)
+}
+
+fn e_mul(pair: Pair<'_>) -> Result<Expr, Diagnostic> {
+    binary_chain(pair, Rule::e_un, Rule::mul_op, e_un)
+}
+
+fn e_un(pair: Pair<'_>) -> Result<Expr, Diagnostic> {
+    let span = Span::of(&pair);
+    let mut negate = None;
+    for q in pair.into_inner() {
+        match q.as_rule() {
+            Rule::unary_op => negate = Some(q.into_inner().next().expect("sign").as_rule() == Rule::minus),
+            Rule::e_un => {
+                let operand = Box::new(e_un(q)?);
+                return Ok(Expr { kind: ExprKind::Unary { negate: negate.unwrap_or(false), operand }, span });
+            }
+            Rule::e_prim => return e_prim(q),
+            _ => {}
+        }
+    }
+    unreachable!("e_un is a signed operand or a primary")
+}
+
+fn e_prim(pair: Pair<'_>) -> Result<Expr, Diagnostic> {
+    let inner = pair.into_inner().next().expect("primary");
+    let span = Span::of(&inner);
+    let kind = match inner.as_rule() {
+        Rule::number => match number(inner)?.0 {
+            Number::Int(v) => ExprKind::Int(v),
+            Number::Float(v) => ExprKind::Float(v),
+        },
+        Rule::string => ExprKind::Str(string(inner).0),
+        Rule::kw_true => ExprKind::Bool(true),
+        Rule::kw_false => ExprKind::Bool(false),
+        Rule::ident => ExprKind::Attr(ident(inner)),
+        _ => {
+            let e = inner.into_inner().find(|q| q.as_rule() == Rule::expr).expect("parenthesised expression");
+            let mut e = expr(e)?;
+            e.span = span;
+            return Ok(e);
+        }
+    };
+    Ok(Expr { kind, span })
+}
+
+/// Left fold of `operand (op operand)*`.
+fn binary_chain(
+    pair: Pair<'_>,
+    operand_rule: Rule,
+    op_rule: Rule,
+    operand: fn(Pair<'_>) -> Result<Expr, Diagnostic>,
+) -> Result<Expr, Diagnostic> {
+    let mut acc: Option<Expr> = None;
+    let mut pending = None;
+    for q in pair.into_inner() {
+        let rule = q.as_rule();
+        if rule == op_rule {
+            pending = Some(match q.into_inner().next().expect("operator").as_rule() {
+                Rule::plus => ArithOp::Add,
+                Rule::minus => ArithOp::Sub,
+                Rule::star => ArithOp::Mul,
+                Rule::slash => ArithOp::Div,
+                _ => ArithOp::Rem,
+            });
+        } else if rule == operand_rule {
+            let rhs = operand(q)?;
+            acc = Some(match (acc, pending.take()) {
+                (Some(lhs), Some(op)) => {
+                    let span = lhs.span.to(rhs.span);
+                    Expr { kind: ExprKind::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }, span }
+                }
+                _ => rhs,
+            });
+        }
+    }
+    Ok(acc.expect("at least one operand"))
+}
+
+/// Left fold of `item (sep item)*` for filters and predicates.
+fn fold_left<T>(
+    pair: Pair<'_>,
+    item_rule: Rule,
+    item: fn(Pair<'_>) -> Result<T, Diagnostic>,
+    join: fn(T, T) -> T,
+) -> Result<T, Diagnostic> {
+    let mut acc: Option<T> = None;
+    for q in pair.into_inner().filter(|q| q.as_rule() == item_rule) {
+        let next = item(q)?;
+        acc = Some(match acc {
+            Some(a) => join(a, next),
+            None => next,
+        });
+    }
+    Ok(acc.expect("at least one item"))
+}

@@ -1,0 +1,115 @@
+//! Parser tests: the bundled stock queries, the precedence consequences of reference
+//! §2.3, lexical details, and error locations.
+
+use ceql_syntax::{parse_query_text, parse_schema, query_to_string};
+
+fn formula(text: &str) -> String {
+    let q = parse_query_text(text).unwrap_or_else(|d| panic!("{}", d.render(text, "query")));
+    let printed = query_to_string(&q.query);
+    let start = printed.find(" WHERE ").unwrap() + 7;
+    printed[start..].to_string()
+}
+
+fn error(text: &str) -> (String, usize, usize, String) {
+    let d = parse_query_text(text).expect_err("query should not parse");
+    let loc = d.location(text);
+    (d.code.to_string(), loc.line, loc.column, d.message)
+}
+
+#[test]
+fn every_bundled_stock_query_parses() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/stock/queries");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        parse_query_text(&text).unwrap_or_else(|d| panic!("{}: {}", path.display(), d.render(&text, "query")));
+        n += 1;
+    }
+    assert_eq!(n, 37);
+}
+
+#[test]
+fn cel_precedence_matches_reference() {
+    let w = |f: &str| formula(&format!("SELECT * FROM S WHERE {f}"));
+    assert_eq!(w("A ; B OR C"), "((A ; B) OR C)");
+    assert_eq!(w("A ; B AS x"), "(A ; (B AS x))");
+    assert_eq!(w("A OR B AS x"), "(A OR (B AS x))");
+    assert_eq!(w("A ; B FILTER A[v > 1]"), "((A ; B) FILTER A[v > 1])");
+    assert_eq!(w("A FILTER A[v > 1] ; B"), "((A FILTER A[v > 1]) ; B)");
+    assert_eq!(w("A : B ; C"), "(A : (B ; C))");
+    assert_eq!(w("A ; B ; C"), "((A ; B) ; C)");
+    assert_eq!(w("A ; B+ ; C"), "((A ; (B)+) ; C)");
+    assert_eq!(w("A:+ OR B"), "((A):+ OR B)");
+    assert_eq!(w("A FILTER A[v > 1] OR B"), "((A FILTER A[v > 1]) OR B)");
+    assert_eq!(w("A FILTER A[v > 1] OR B[v < 2]"), "(A FILTER (A[v > 1] OR B[v < 2]))");
+}
+
+#[test]
+fn predicate_precedence_matches_reference() {
+    assert_eq!(
+        formula("SELECT * FROM S WHERE A FILTER A[NOT v > 5 AND v > 2 OR v = 9]"),
+        "(A FILTER A[(((NOT v > 5) AND v > 2) OR v = 9)])"
+    );
+    assert_eq!(formula("SELECT * FROM S WHERE A FILTER A[-v - 2 * 3 % 4 > 1]"), "(A FILTER A[((-v) - ((2 * 3) % 4)) > 1])");
+}
+
+#[test]
+fn keywords_are_case_insensitive_and_comments_are_skipped() {
+    let a = formula("select all * from S where A as x ; B filter x[v > 1] within 5 events -- trailing");
+    let b = formula("SELECT ALL * FROM S WHERE /* block */ A AS x ; B FILTER x[v > 1] WITHIN 5 EVENTS");
+    assert_eq!(a, b);
+    assert!(parse_query_text("SELECT * FROM S WHERE A /* never closed").is_ok());
+}
+
+#[test]
+fn quoted_identifiers_and_both_string_styles() {
+    let q = parse_query_text("SELECT * FROM S WHERE `a``b` FILTER `a``b`[name = \"MS\"\"FT\" OR name = 'it''s']").unwrap();
+    assert_eq!(query_to_string(&q.query), "SELECT * FROM S WHERE (`a``b` FILTER `a``b`[(name = 'MS\"FT' OR name = 'it''s')])");
+}
+
+#[test]
+fn windows_and_clauses() {
+    let q = parse_query_text(
+        "SELECT NEXT a, S>B[x, y] FROM S, T WHERE A AS a ; S>B PARTITION BY [k, j], [v] WITHIN 1.5 hours 30 ms CONSUME BY PARTITION LIMIT 3",
+    )
+    .unwrap();
+    assert_eq!(
+        query_to_string(&q.query),
+        "SELECT NEXT a, S>B[x, y] FROM S, T WHERE ((A AS a) ; S>B) PARTITION BY [k, j], [v] WITHIN 1.5 HOURS 30 MILLISECONDS CONSUME BY PARTITION LIMIT 3"
+    );
+    let q = parse_query_text("SELECT * FROM S WHERE A WITHIN 10000 [stock_time]").unwrap();
+    assert!(query_to_string(&q.query).ends_with("WITHIN 10000 [stock_time]"));
+}
+
+#[test]
+fn errors_carry_code_line_column_and_expectations() {
+    let (code, line, col, msg) = error("SELECT * FROM S WHERE A ; ; B");
+    assert_eq!((code.as_str(), line, col), ("E0100", 1, 27));
+    assert_eq!(msg, "expected event type, `(` or NOT, found `;`");
+
+    let (code, line, col, _) = error("SELECT *\nFROM S\nWHERE A FILTER A[v > ]");
+    assert_eq!((code.as_str(), line, col), ("E0100", 3, 22));
+
+    let (code, _, col, _) = error("SELECT * FROM S WHERE A LIMIT 99999999999999999999");
+    assert_eq!((code.as_str(), col), ("E0101", 31));
+
+    // Exactly one query per text.
+    assert_eq!(error("").0, "E0100");
+    assert_eq!(error("SELECT * FROM S WHERE A SELECT * FROM S WHERE B").0, "E0100");
+    // Reserved words are not identifiers.
+    assert_eq!(error("SELECT * FROM S WHERE A AS within").0, "E0100");
+}
+
+#[test]
+fn declarations_parse() {
+    let decls = parse_schema(
+        "CREATE STREAM Stock { EVENT BUY { name: string, price: double, ts: primary_time }, EVENT SELL { } }",
+    )
+    .unwrap();
+    assert_eq!(decls[0].name.name, "Stock");
+    assert_eq!(decls[0].events.len(), 2);
+    assert_eq!(decls[0].events[0].attrs[2].ty.name, "primary_time");
+    let t = parse_query_text("CREATE STREAM S { EVENT A { v: int } } SELECT * FROM S WHERE A").unwrap();
+    assert_eq!(t.streams.len(), 1);
+}
