@@ -1,0 +1,323 @@
+"""Static checks (spec §4), in the order syntax (parser), names, types, scope.
+
+Implemented: E0200, E0201, E0202, E0203, E0204, E0205, E0206, E0207, E0208 (names, windows,
+partitions), E0300 (a simple type checker, with a schema; IN-list mixing also without one) and
+E0301 (well-formedness, §4.2). Lints (W04xx) are not produced. E0500 is never raised.
+"""
+
+from .errors import OracleError
+from .lexer import I64_MAX
+from . import nodes as N
+from .nodes import var_name
+
+
+class Context:
+    """What the evaluator needs to know about the query's environment.
+
+    from_streams: the effective FROM list (None: schema-less query without FROM, a single
+    implicit stream); known_types: event type names of the FROM streams (with a schema) or the
+    event types named by the query's atoms (without one)."""
+
+    def __init__(self, query, schema, from_streams, known_types):
+        self.query = query
+        self.schema = schema
+        self.from_streams = from_streams
+        self.known_types = known_types
+
+    def stream_declares(self, stream, etype):
+        """Can an atom of type `etype` capture events of `stream` (used for S>T variables)?"""
+        if self.schema is not None:
+            return stream in self.from_streams and self.schema.declares(stream, etype)
+        if self.from_streams is not None:
+            return stream in self.from_streams
+        return True  # implicit stream of a schema-less query: any qualifier is accepted
+
+    def types_of_atom(self, atom):
+        """Set of (stream, type) pairs an atom can capture (schema mode)."""
+        if atom.stream is not None:
+            return {(atom.stream, atom.type)}
+        return {(s, atom.type) for s in self.from_streams if self.schema.declares(s, atom.type)}
+
+
+# ------------------------------------------------------------------ tree walks
+
+def walk_cel(node):
+    """All CEL nodes (including those inside NOT), pre-order."""
+    yield node
+    if isinstance(node, N.Not):
+        yield from walk_cel(node.inner)
+    elif isinstance(node, (N.As, N.Plus, N.Filter)):
+        yield from walk_cel(node.child)
+    elif isinstance(node, (N.Seq, N.Or)):
+        yield from walk_cel(node.left)
+        yield from walk_cel(node.right)
+
+
+def filter_terms(theta):
+    if isinstance(theta, N.FTerm):
+        yield theta
+    else:
+        yield from filter_terms(theta.left)
+        yield from filter_terms(theta.right)
+
+
+def walk_pred(p):
+    yield p
+    if isinstance(p, (N.PAnd, N.POr)):
+        yield from walk_pred(p.left)
+        yield from walk_pred(p.right)
+    elif isinstance(p, N.PNot):
+        yield from walk_pred(p.child)
+
+
+def pred_exprs(p):
+    if isinstance(p, N.Cmp):
+        return [p.left, p.right]
+    if isinstance(p, (N.Like, N.InSet, N.Bare)):
+        return [p.expr]
+    if isinstance(p, N.InRange):
+        return [p.expr, p.lo, p.hi]
+    return []
+
+
+def walk_expr(e):
+    yield e
+    if isinstance(e, N.Unary):
+        yield from walk_expr(e.expr)
+    elif isinstance(e, N.Bin):
+        yield from walk_expr(e.left)
+        yield from walk_expr(e.right)
+
+
+def pred_attrs(p):
+    out = []
+    for q in walk_pred(p):
+        for e in pred_exprs(q):
+            for x in walk_expr(e):
+                if isinstance(x, N.Attr) and x.name not in out:
+                    out.append(x.name)
+    return out
+
+
+def atoms_outside_not(node):
+    if isinstance(node, N.Atom):
+        yield node
+    elif isinstance(node, N.Not):
+        return
+    elif isinstance(node, (N.As, N.Plus, N.Filter)):
+        yield from atoms_outside_not(node.child)
+    elif isinstance(node, (N.Seq, N.Or)):
+        yield from atoms_outside_not(node.left)
+        yield from atoms_outside_not(node.right)
+
+
+# ------------------------------------------------------------------ §4.2 bindable
+
+def binds_any(node):
+    return any(True for _ in atoms_outside_not(node))
+
+
+def is_bindable(ctx, var, node):
+    if isinstance(node, N.Atom):
+        if var == node.type:
+            return True
+        if not isinstance(var, tuple) or var[1] != node.type:
+            return False
+        if node.stream is not None:
+            return var[0] == node.stream
+        return ctx.stream_declares(var[0], node.type)
+    if isinstance(node, N.Not):
+        return False
+    if isinstance(node, N.As):
+        return is_bindable(ctx, var, node.child) or (var == node.name and binds_any(node.child))
+    if isinstance(node, (N.Filter, N.Plus)):
+        return is_bindable(ctx, var, node.child)
+    if isinstance(node, (N.Seq, N.Or)):
+        return is_bindable(ctx, var, node.left) or is_bindable(ctx, var, node.right)
+    raise AssertionError(node)
+
+
+# ------------------------------------------------------------------ the checks
+
+def check_query(q, schema):
+    # ---- FROM
+    if schema is not None:
+        if q.from_streams is not None:
+            for s in q.from_streams:
+                if s not in schema.streams:
+                    raise OracleError("E0200", "unknown stream `%s`" % s)
+            from_streams = list(dict.fromkeys(q.from_streams))
+        else:
+            if len(schema.streams) != 1:
+                raise OracleError("E0208", "FROM omitted while %d streams are declared" % len(schema.streams))
+            from_streams = list(schema.streams)
+        known = set()
+        for s in from_streams:
+            known.update(schema.streams[s])
+    else:
+        from_streams = list(dict.fromkeys(q.from_streams)) if q.from_streams is not None else None
+        known = {n.type for n in walk_cel(q.where) if isinstance(n, N.Atom)}
+    ctx = Context(q, schema, from_streams, known)
+
+    nodes_ = list(walk_cel(q.where))
+    as_names = {n.name for n in nodes_ if isinstance(n, N.As)}
+
+    def check_qualified(var):
+        s, t = var
+        if from_streams is not None and s not in from_streams:
+            raise OracleError("E0202", "`%s`: stream `%s` is not in FROM" % (var_name(var), s))
+        if schema is not None and not schema.declares(s, t):
+            raise OracleError("E0202", "stream `%s` does not declare `%s`" % (s, t))
+
+    def check_var(var):
+        if isinstance(var, tuple):
+            check_qualified(var)
+        elif var not in known and var not in as_names:
+            raise OracleError("E0203", "unknown variable `%s`" % var)
+
+    # ---- names: atoms, AS names, filter variables, SELECT list
+    for n in nodes_:
+        if isinstance(n, N.Atom):
+            if n.stream is not None:
+                check_qualified((n.stream, n.type))
+            elif schema is not None and n.type not in known:
+                raise OracleError("E0201", "unknown event type `%s`" % n.type)
+        elif isinstance(n, N.As):
+            if n.name in known:
+                raise OracleError("E0205", "AS name `%s` is an event type name" % n.name)
+        elif isinstance(n, N.Filter):
+            for term in filter_terms(n.theta):
+                check_var(term.var)
+    if isinstance(q.select, list):
+        for var in q.select:
+            check_var(var)
+
+    # ---- names: attributes (E0204), windows (E0206), partitions (E0207)
+    types_cache = {}
+    if schema is not None:
+        for n in nodes_:
+            if isinstance(n, N.Filter):
+                for term in filter_terms(n.theta):
+                    tys = capturable(ctx, term.var, nodes_)
+                    types_cache[id(term)] = tys
+                    for a in pred_attrs(term.pred):
+                        if not any(a in schema.attrs(s, t) for (s, t) in tys):
+                            raise OracleError("E0204", "attribute `%s` not declared for `%s`" % (a, var_name(term.var)))
+    w = q.window
+    if w is not None:
+        if w[0] == "ATTR":
+            if schema is not None:
+                for s in from_streams:
+                    for t, attrs in schema.streams[s].items():
+                        if attrs.get(w[2]) not in ("int", "primary_time"):
+                            raise OracleError("E0206", "window attribute `%s` is not int/primary_time in %s>%s" % (w[2], s, t))
+        elif w[0] == "TIME":
+            if w[1] == 0 or w[1] > I64_MAX:
+                raise OracleError("E0206", "window duration is zero or exceeds i64 nanoseconds")
+    if schema is not None:
+        for g in q.partition:
+            for a in g:
+                if not any(a in attrs for s in from_streams for attrs in schema.streams[s].values()):
+                    raise OracleError("E0207", "partition attribute `%s` declared by no event type" % a)
+
+    # ---- types (E0300)
+    for n in nodes_:
+        if isinstance(n, N.Filter):
+            for term in filter_terms(n.theta):
+                for p in walk_pred(term.pred):
+                    if isinstance(p, N.InSet) and p.values is not None:
+                        kinds = {isinstance(v, str) for v in p.values}
+                        if len(kinds) > 1:
+                            raise OracleError("E0300", "IN list mixes strings and numbers")
+                if schema is not None:
+                    attr_cat = attr_categories(schema, types_cache[id(term)], pred_attrs(term.pred))
+                    type_pred(term.pred, attr_cat)
+
+    # ---- scope (E0301)
+    for n in nodes_:
+        if isinstance(n, N.Filter):
+            for term in filter_terms(n.theta):
+                if not is_bindable(ctx, term.var, n.child):
+                    raise OracleError("E0301", "`%s` cannot be bound by the filtered formula" % var_name(term.var))
+    return ctx
+
+
+# ------------------------------------------------------------------ §4.1 types
+
+def capturable(ctx, var, nodes_):
+    """types(x) of §4.1, as a set of (stream, type) pairs (schema mode)."""
+    if isinstance(var, tuple):
+        return {var}
+    out = set()
+    if var in ctx.known_types:
+        out |= {(s, var) for s in ctx.from_streams if ctx.schema.declares(s, var)}
+    for n in nodes_:
+        if isinstance(n, N.As) and n.name == var:
+            for a in atoms_outside_not(n.child):
+                out |= ctx.types_of_atom(a)
+    return out
+
+
+CATEGORY = {"int": "num", "double": "num", "primary_time": "num", "string": "str", "bool": "bool"}
+
+
+def attr_categories(schema, tys, attrs):
+    cats = {}
+    for a in attrs:
+        cs = {CATEGORY[schema.attrs(s, t)[a]] for (s, t) in tys if a in schema.attrs(s, t)}
+        if len(cs) != 1:
+            raise OracleError("E0300", "attribute `%s` has incompatible types across event types" % a)
+        cats[a] = cs.pop()
+    return cats
+
+
+def _lit_cat(v):
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, str):
+        return "str"
+    return "num"
+
+
+def type_expr(e, cats):
+    if isinstance(e, N.Lit):
+        return _lit_cat(e.value)
+    if isinstance(e, N.Attr):
+        return cats[e.name]
+    if isinstance(e, N.Unary):
+        if type_expr(e.expr, cats) != "num":
+            raise OracleError("E0300", "unary %s on a non-numeric operand" % e.op)
+        return "num"
+    if isinstance(e, N.Bin):
+        if type_expr(e.left, cats) != "num" or type_expr(e.right, cats) != "num":
+            raise OracleError("E0300", "`%s` on a non-numeric operand" % e.op)
+        return "num"
+    raise AssertionError(e)
+
+
+def type_pred(p, cats):
+    if isinstance(p, (N.PAnd, N.POr)):
+        type_pred(p.left, cats)
+        type_pred(p.right, cats)
+    elif isinstance(p, N.PNot):
+        type_pred(p.child, cats)
+    elif isinstance(p, N.Cmp):
+        a, b = type_expr(p.left, cats), type_expr(p.right, cats)
+        if a != b or (a != "num" and p.op not in ("=", "!=")):
+            raise OracleError("E0300", "`%s` between %s and %s" % (p.op, a, b))
+    elif isinstance(p, N.Like):
+        if type_expr(p.expr, cats) != "str":
+            raise OracleError("E0300", "LIKE on a non-string operand")
+    elif isinstance(p, N.InSet):
+        c = type_expr(p.expr, cats)
+        want = "num" if p.values is None else _lit_cat(p.values[0])
+        if c != want:
+            raise OracleError("E0300", "IN: %s operand with a %s set" % (c, want))
+    elif isinstance(p, N.InRange):
+        if any(type_expr(e, cats) != "num" for e in (p.expr, p.lo, p.hi)):
+            raise OracleError("E0300", "IN RANGE on a non-numeric operand")
+    elif isinstance(p, N.Bare):
+        if type_expr(p.expr, cats) != "bool":
+            raise OracleError("E0300", "bare predicate is not boolean")
+    else:
+        raise AssertionError(p)

@@ -1,0 +1,153 @@
+"""The query pipeline (spec §3.9): FROM, accepted positions, PARTITION BY, WHERE, strategy,
+WITHIN, projection, CONSUME BY; LIMIT is only recorded (outputs are the pre-LIMIT sets O_j)."""
+
+from .checks import check_query, walk_cel, filter_terms
+from .events import ingest, partition_key
+from .parser import parse_query
+from .predicates import eval_pred
+from .schema import parse_schema
+from .semantics import SubstreamSemantics, data
+from .strategies import select
+from . import nodes as N
+
+
+class OracleResult:
+    """outputs: {end position j: O_j} for every j with a non-empty O_j, where O_j is a set of
+    (start, sorted tuple of data positions); limit: the query's LIMIT n (or None)."""
+
+    def __init__(self, outputs, limit):
+        self.outputs = outputs
+        self.limit = limit
+
+    def matches(self):
+        """All complex events (start, end, positions) sorted by end, start, positions."""
+        return sorted(((s, j, d) for j, o in self.outputs.items() for (s, d) in o),
+                      key=lambda m: (m[1], m[0], m[2]))
+
+    def __repr__(self):
+        return "OracleResult(%r, limit=%r)" % (self.matches(), self.limit)
+
+
+def _binding_events(psi, var, events, accepted, under_as=frozenset()):
+    """Accepted positions whose event some atom of psi (outside NOT) stores into `var`."""
+    out = set()
+    if isinstance(psi, N.Atom):
+        for p in accepted:
+            ev = events[p]
+            if ev.type != psi.type or (psi.stream is not None and ev.stream != psi.stream):
+                continue
+            if var in under_as or var == psi.type or var == (ev.stream, psi.type):
+                out.add(p)
+    elif isinstance(psi, N.As):
+        out |= _binding_events(psi.child, var, events, accepted, under_as | {psi.name})
+    elif isinstance(psi, (N.Filter, N.Plus)):
+        out |= _binding_events(psi.child, var, events, accepted, under_as)
+    elif isinstance(psi, (N.Seq, N.Or)):
+        out |= _binding_events(psi.left, var, events, accepted, under_as)
+        out |= _binding_events(psi.right, var, events, accepted, under_as)
+    return out
+
+
+def _window_coordinate(window, ev):
+    if window[0] == "EVENTS":
+        return ev.pos
+    if window[0] == "ATTR":
+        v = ev.attrs.get(window[2])
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            raise TypeError("window attribute %s=%r is not a number (event %d)" % (window[2], v, ev.pos))
+        return v
+    if not ev.has_time_source:
+        raise ValueError("time-unit window: event %d has no time stamp (give a primary_time "
+                         "attribute or time_field=)" % ev.pos)
+    return ev.ts
+
+
+def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns",
+             compat_ignore_strategy=False):
+    q = parse_query(query_text)
+    sch = parse_schema(schema) if schema is not None else None
+    ctx = check_query(q, sch)
+    evs = ingest(events, ctx, time_field=time_field, time_unit=time_unit)
+
+    # ---- accepted positions (§3.1, §3.7 late events, §3.8 keys), in the order of ON_EVENT
+    time_based = q.window is not None and q.window[0] in ("ATTR", "TIME")
+    coord = {}
+    key_of = {}
+    max_w = None
+    for ev in evs:
+        if not ev.in_input:
+            continue
+        if q.window is not None:
+            w = _window_coordinate(q.window, ev)
+            if time_based:
+                if w is None or (max_w is not None and w < max_w):
+                    continue  # late event (or no coordinate): dropped
+                max_w = w if max_w is None else max(max_w, w)
+            coord[ev.pos] = w
+        k = partition_key(ev, q.partition) if q.partition else ()
+        if k is None:
+            continue
+        key_of[ev.pos] = k
+    accepted = sorted(key_of)
+
+    # ---- predicates: evaluated once per (filter term, event it may be tested on), eagerly
+    table = {}
+    for node in walk_cel(q.where):
+        if isinstance(node, N.Filter):
+            for term in filter_terms(node.theta):
+                for p in sorted(_binding_events(node.child, term.var, evs, accepted)):
+                    table[(id(term), p)] = eval_pred(term.pred, evs[p].attrs)
+
+    def truth(term, p):
+        k = (id(term), p)
+        if k not in table:
+            table[k] = eval_pred(term.pred, evs[p].attrs)
+        return table[k]
+
+    # ---- WHERE on every substream
+    substreams = {}
+    for p in accepted:
+        substreams.setdefault(key_of[p], []).append(p)
+    by_end = {}
+    for k, sub in substreams.items():
+        for v in SubstreamSemantics(evs, sub, truth).sem(q.where):
+            by_end.setdefault(v.end, []).append(v)
+
+    strategy = "ALL" if compat_ignore_strategy else q.strategy
+
+    def in_window(v):
+        w = q.window
+        if w is None:
+            return True
+        if w[0] == "EVENTS":
+            return v.end - v.start <= w[1]
+        if w[0] == "ATTR":
+            return coord[v.end] - coord[v.start] <= w[1]
+        return coord[v.end] - coord[v.start] <= w[1]
+
+    def project(v):
+        if q.select == "*":
+            return tuple(sorted(data(v)))
+        if q.select == "NONE":
+            return ()
+        wanted = set(q.select)
+        return tuple(sorted({p for x, p in v.mu if x in wanted}))
+
+    # ---- §3.9 / §3.10: position by position
+    outputs = {}
+    reset_all = -1
+    reset_part = {}
+    for j in accepted:
+        k = key_of[j]
+        r = max(reset_all, reset_part.get(k, -1))
+        xs = [v for v in by_end.get(j, []) if v.start > r]
+        ys = select(strategy, xs, substreams[k])
+        ws = [v for v in ys if in_window(v)]
+        o = {(v.start, project(v)) for v in ws}
+        if o:
+            outputs[j] = o
+            if q.consume == "ANY" or (q.consume == "PARTITION" and not q.partition):
+                reset_all = j
+            elif q.consume == "PARTITION":
+                reset_part[k] = j
+    return OracleResult(outputs, q.limit)

@@ -1,0 +1,113 @@
+"""Ingestion of input events (spec §1.2-§1.4, §1.1a): stream membership, typed attributes,
+time stamps."""
+
+import struct
+from fractions import Fraction
+
+from .schema import convert_value
+
+UNIT_FACTOR = {"s": 10 ** 9, "ms": 10 ** 6, "us": 10 ** 3, "ns": 1}
+
+
+class Event:
+    """pos: global position (index in the input list); stream: stream name (None for the
+    implicit stream of a schema-less query without FROM); type; attrs: attribute -> value
+    (declared attributes with a schema, the dict's attributes without); present: attribute
+    names that are declared (schema) / present in the dict (schema-less); in_input: whether the
+    event belongs to a FROM stream of the query; ts: time stamp in ns or None."""
+
+    def __init__(self, pos, stream, etype, attrs, present, in_input, ts, has_time_source):
+        self.pos = pos
+        self.stream = stream
+        self.type = etype
+        self.attrs = attrs
+        self.present = present
+        self.in_input = in_input
+        self.ts = ts
+        self.has_time_source = has_time_source  # primary_time declared or time_field given
+
+    def __repr__(self):
+        return "Event(%d, %s>%s, %r)" % (self.pos, self.stream, self.type, self.attrs)
+
+
+def _check_plain_value(v, where):
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    raise TypeError("unsupported attribute value %r%s" % (v, where))
+
+
+def _to_ns(v, unit, where):
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError("time stamp %r is not a number%s" % (v, where))
+    if unit not in UNIT_FACTOR:
+        raise ValueError("unknown time unit %r" % unit)
+    return int(Fraction(v) * UNIT_FACTOR[unit])  # truncated toward zero
+
+
+def ingest(raw_events, ctx, time_field=None, time_unit="ns"):
+    schema = ctx.schema
+    from_streams = ctx.from_streams
+    out = []
+    for pos, d in enumerate(raw_events):
+        where = " (event %d)" % pos
+        etype = d["type"]
+        stream = d.get("stream")
+        in_input = True
+        if stream is None:
+            if from_streams is not None:
+                if len(from_streams) == 1:
+                    stream = from_streams[0]
+                else:
+                    in_input = False  # ambiguous: several FROM streams and no "stream" key
+        elif from_streams is not None and stream not in from_streams:
+            in_input = False
+        ts = None
+        has_time_source = time_field is not None
+        if schema is not None:
+            decl = schema.attrs(stream, etype) if stream is not None else None
+            decl = decl or {}
+            attrs = {a: convert_value(t, d.get(a), " for %s.%s%s" % (etype, a, where)) for a, t in decl.items()}
+            present = set(decl)
+            pt = schema.primary_time(stream, etype) if stream is not None else None
+            if pt is not None:
+                ts = attrs[pt]
+                has_time_source = True
+            elif time_field is not None:
+                ts = _to_ns(d.get(time_field), time_unit, where)
+        else:
+            attrs = {k: _check_plain_value(v, where) for k, v in d.items() if k not in ("type", "stream")}
+            present = set(attrs)
+            if time_field is not None:
+                ts = _to_ns(d.get(time_field), time_unit, where)
+        out.append(Event(pos, stream, etype, attrs, present, in_input, ts, has_time_source))
+    return out
+
+
+def key_component(v):
+    """Partition key component: equal iff equal type and equal value (§3.8); doubles by bit
+    pattern after mapping -0.0 to 0.0."""
+    if isinstance(v, bool):
+        return ("bool", v)
+    if isinstance(v, int):
+        return ("int", v)
+    if isinstance(v, float):
+        if v == 0.0:
+            v = 0.0
+        return ("double", struct.pack("<d", v))
+    return ("string", v)
+
+
+def partition_key(ev, groups):
+    """The key tuple of an event, or None when it has no complete key."""
+    key = []
+    for g in groups:
+        attr = next((a for a in g if a in ev.present), None)
+        if attr is None:
+            return None
+        v = ev.attrs.get(attr)
+        if v is None:
+            return None
+        key.append(key_component(v))
+    return tuple(key)

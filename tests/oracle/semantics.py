@@ -1,0 +1,122 @@
+"""Formula semantics on one substream (spec §3.2, §3.3), by explicit valuation sets.
+
+A valuation is ``Valuation(start, end, mu)`` with global positions and ``mu`` a frozenset of
+``(variable, position)`` pairs (the variable -> set-of-positions map, listed pointwise).
+"""
+
+from collections import namedtuple
+
+from . import nodes as N
+
+Valuation = namedtuple("Valuation", "start end mu")
+
+
+def data(v):
+    """D(V) = all(mu): every position stored in some variable."""
+    return frozenset(p for _, p in v.mu)
+
+
+def positions_of(v, var):
+    return [p for x, p in v.mu if x == var]
+
+
+class SubstreamSemantics:
+    """Computes [[phi]](S_kappa) for one substream.
+
+    events: list of event objects (attributes .stream, .type) indexed by global position;
+    substream: increasing list of the substream's global positions;
+    truth(term, pos): truth value (True/False/None) of filter term ``term`` on the event at pos.
+    """
+
+    def __init__(self, events, substream, truth):
+        self.events = events
+        self.sub = list(substream)
+        self.local = {p: k for k, p in enumerate(self.sub)}  # global position -> local index
+        self.truth = truth
+        self.memo = {}
+
+    @staticmethod
+    def by_start(vals):
+        d = {}
+        for v in vals:
+            d.setdefault(v.start, []).append(v)
+        return d
+
+    def successors(self, v1, right_by_start, contiguous):
+        """The valuations V2 (grouped by start) that may follow v1: with ';' those with
+        v1.end < V2.start, with ':' those starting at the next position of the substream."""
+        k = self.local[v1.end]
+        if contiguous:
+            starts = self.sub[k + 1:k + 2]
+        else:
+            starts = self.sub[k + 1:]
+        for p in starts:
+            for v2 in right_by_start.get(p, ()):
+                yield v2
+
+    def sem(self, node):
+        key = id(node)
+        if key not in self.memo:
+            self.memo[key] = frozenset(self._sem(node))
+        return self.memo[key]
+
+    def _sem(self, node):
+        if isinstance(node, N.Atom):
+            out = set()
+            for p in self.sub:
+                ev = self.events[p]
+                if ev.type != node.type:
+                    continue
+                if node.stream is not None and ev.stream != node.stream:
+                    continue
+                mu = {(node.type, p)}
+                if ev.stream is not None:
+                    mu.add(((ev.stream, node.type), p))
+                out.add(Valuation(p, p, frozenset(mu)))
+            return out
+        if isinstance(node, N.Not):
+            matched = {v.start for v in self.sem(node.inner) if v.start == v.end}
+            return {Valuation(p, p, frozenset()) for p in self.sub if p not in matched}
+        if isinstance(node, N.As):
+            out = set()
+            for v in self.sem(node.child):
+                out.add(Valuation(v.start, v.end, v.mu | {(node.name, p) for p in data(v)}))
+            return out
+        if isinstance(node, N.Filter):
+            return {v for v in self.sem(node.child) if self.satisfies(v, node.theta)}
+        if isinstance(node, N.Or):
+            return self.sem(node.left) | self.sem(node.right)
+        if isinstance(node, N.Seq):
+            right = self.by_start(self.sem(node.right))
+            out = set()
+            for v1 in self.sem(node.left):
+                for v2 in self.successors(v1, right, node.contiguous):
+                    out.add(Valuation(v1.start, v2.end, v1.mu | v2.mu))
+            return out
+        if isinstance(node, N.Plus):
+            # least set containing [[psi]] and closed under V ; V' (resp. V : V'), V' in [[psi]]
+            base = self.sem(node.child)
+            base_by_start = self.by_start(base)
+            result = set(base)
+            frontier = set(base)
+            while frontier:
+                new = set()
+                for v in frontier:
+                    for w in self.successors(v, base_by_start, node.contiguous):
+                        u = Valuation(v.start, w.end, v.mu | w.mu)
+                        if u not in result:
+                            result.add(u)
+                            new.add(u)
+                frontier = new
+            return result
+        raise AssertionError("unknown formula node %r" % (node,))
+
+    def satisfies(self, v, theta):
+        if isinstance(theta, N.FTerm):
+            # for-all over mu(X): vacuously true when X is unbound
+            return all(self.truth(theta, p) is True for p in positions_of(v, theta.var))
+        if isinstance(theta, N.FAnd):
+            return self.satisfies(v, theta.left) and self.satisfies(v, theta.right)
+        if isinstance(theta, N.FOr):
+            return self.satisfies(v, theta.left) or self.satisfies(v, theta.right)
+        raise AssertionError("unknown filter %r" % (theta,))
