@@ -513,5 +513,7 @@ pub enum ExprKind {
         lhs: Box<Expr>,
         /// Right operand.
         rhs: Box<Expr>,
+        /// Span of the operator symbol.
+        op_span: Span,
     },
 }

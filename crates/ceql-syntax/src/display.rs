@@ -94,6 +94,11 @@ fn filter(f: &Filter) -> String {
     }
 }
 
+/// Prints a predicate, fully parenthesised (used as its structural key).
+pub fn pred_to_string(p: &Pred) -> String {
+    pred(p)
+}
+
 fn pred(p: &Pred) -> String {
     match p {
         Pred::And(a, b) => format!("({} AND {})", pred(a), pred(b)),
@@ -126,7 +131,7 @@ fn expr(e: &Expr) -> String {
         ExprKind::Bool(b) => if *b { "TRUE" } else { "FALSE" }.to_string(),
         ExprKind::Attr(a) => ident(a),
         ExprKind::Unary { negate, operand } => format!("({}{})", if *negate { "-" } else { "+" }, expr(operand)),
-        ExprKind::Binary { op, lhs, rhs } => format!("({} {} {})", expr(lhs), op.symbol(), expr(rhs)),
+        ExprKind::Binary { op, lhs, rhs, .. } => format!("({} {} {})", expr(lhs), op.symbol(), expr(rhs)),
     }
 }
 

@@ -247,19 +247,20 @@ fn binary_chain(
     for q in pair.into_inner() {
         let rule = q.as_rule();
         if rule == op_rule {
-            pending = Some(match q.into_inner().next().expect("operator").as_rule() {
+            let op_span = Span::of(&q);
+            pending = Some((op_span, match q.into_inner().next().expect("operator").as_rule() {
                 Rule::plus => ArithOp::Add,
                 Rule::minus => ArithOp::Sub,
                 Rule::star => ArithOp::Mul,
                 Rule::slash => ArithOp::Div,
                 _ => ArithOp::Rem,
-            });
+            }));
         } else if rule == operand_rule {
             let rhs = operand(q)?;
             acc = Some(match (acc, pending.take()) {
-                (Some(lhs), Some(op)) => {
+                (Some(lhs), Some((op_span, op))) => {
                     let span = lhs.span.to(rhs.span);
-                    Expr { kind: ExprKind::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }, span }
+                    Expr { kind: ExprKind::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs), op_span }, span }
                 }
                 _ => rhs,
             });

@@ -1,0 +1,271 @@
+//! Static checks of reference §4 and name resolution. The passes run in the order
+//! the reference fixes (names, types, scope, lints); the first error aborts, warnings
+//! are collected. The result is a [`Plan`]: the query with every name resolved, ready
+//! for the CEA construction.
+
+mod clauses;
+mod lints;
+mod names;
+mod scope;
+mod typing;
+
+pub(crate) use names::validate_declarations;
+
+use crate::bitset::BitSet;
+use crate::schema::{Schema, StreamId, TypeId};
+use ceql_syntax::ast::{self, ConsumePolicy, Strategy};
+use ceql_syntax::{Diagnostic, Span};
+use std::sync::Arc;
+
+/// Identifier of a query variable: an event type `T`, a qualified `S>T`, or an `AS` name.
+pub type VarId = usize;
+
+/// What a variable names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VarKind {
+    /// Event type name `T` (holds events of type `T` from any stream).
+    Type(String),
+    /// `S>T`.
+    Qualified(StreamId, String),
+    /// `AS x`.
+    Alias(String),
+}
+
+/// The variables of a query.
+#[derive(Clone, Debug, Default)]
+pub struct Variables {
+    kinds: Vec<VarKind>,
+}
+
+impl Variables {
+    /// Returns the id of `kind`, creating it if needed.
+    pub fn intern(&mut self, kind: VarKind) -> VarId {
+        if let Some(i) = self.kinds.iter().position(|k| *k == kind) {
+            return i;
+        }
+        self.kinds.push(kind);
+        self.kinds.len() - 1
+    }
+
+    /// Looks up an existing variable.
+    pub fn find(&self, kind: &VarKind) -> Option<VarId> {
+        self.kinds.iter().position(|k| k == kind)
+    }
+
+    /// What variable `v` is.
+    pub fn kind(&self, v: VarId) -> &VarKind {
+        &self.kinds[v]
+    }
+
+    /// Number of variables.
+    pub fn len(&self) -> usize {
+        self.kinds.len()
+    }
+
+    /// True if there are none.
+    pub fn is_empty(&self) -> bool {
+        self.kinds.is_empty()
+    }
+}
+
+/// One way an atom can capture an event: its type `S>T` and the variables the
+/// capturing transition binds (`{T, S>T}`).
+#[derive(Clone, Debug)]
+pub struct AtomEdge {
+    /// The captured event type.
+    pub ty: TypeId,
+    /// Variables bound by capturing it.
+    pub vars: BitSet,
+}
+
+/// A filter with resolved variables.
+#[derive(Clone, Debug)]
+pub enum RFilter {
+    /// `x[P]`.
+    Var {
+        /// Filtered variable.
+        var: VarId,
+        /// The predicate (compiled per captured type by the CEA builder).
+        pred: Arc<ast::Pred>,
+    },
+    /// `θ1 AND θ2`.
+    And(Box<RFilter>, Box<RFilter>),
+    /// `θ1 OR θ2`.
+    Or(Box<RFilter>, Box<RFilter>),
+}
+
+/// A CEL formula with resolved names.
+#[derive(Clone, Debug)]
+pub enum RCel {
+    /// An event type: one edge per captured `S>T`.
+    Atom(Vec<AtomEdge>),
+    /// `NOT(T FILTER ...)`.
+    Not(Vec<AtomEdge>, Vec<RFilter>),
+    /// `ψ AS x`.
+    As(Box<RCel>, VarId),
+    /// `ψ FILTER θ`.
+    Filter(Box<RCel>, RFilter),
+    /// `ψ1 ; ψ2`.
+    Seq(Box<RCel>, Box<RCel>),
+    /// `ψ1 : ψ2`.
+    Contiguous(Box<RCel>, Box<RCel>),
+    /// `ψ1 OR ψ2`.
+    Or(Box<RCel>, Box<RCel>),
+    /// `ψ+`.
+    Plus(Box<RCel>),
+    /// `ψ:+`.
+    ContiguousPlus(Box<RCel>),
+}
+
+/// What `SELECT` keeps of each complex event (reference §3.5).
+#[derive(Clone, Debug)]
+pub enum Projection {
+    /// `SELECT *`.
+    All,
+    /// `SELECT NONE`.
+    Nothing,
+    /// `SELECT x, y`: the union of these variables.
+    Vars(BitSet),
+}
+
+/// The resolved `WITHIN` clause (reference §3.7, §6.1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WindowPlan {
+    /// No `WITHIN`.
+    Unbounded,
+    /// `WITHIN n EVENTS`: `end - start ≤ n` in positions.
+    Events(i64),
+    /// `WITHIN <duration>`: `ts(end) - ts(start) ≤ nanos`.
+    Duration(i64),
+    /// `WITHIN n [attr]`: `attr(end) - attr(start) ≤ n`.
+    Attribute {
+        /// Bound.
+        n: i64,
+        /// The attribute.
+        attr: String,
+    },
+}
+
+impl WindowPlan {
+    /// True for windows over time stamps or attribute values (late events possible).
+    pub fn is_time_based(&self) -> bool {
+        matches!(self, WindowPlan::Duration(_) | WindowPlan::Attribute { .. })
+    }
+
+    /// The bound `ε` of §6.1 (inclusive), `None` when unbounded.
+    pub fn epsilon(&self) -> Option<i64> {
+        match self {
+            WindowPlan::Unbounded => None,
+            WindowPlan::Events(n) | WindowPlan::Duration(n) | WindowPlan::Attribute { n, .. } => Some(*n),
+        }
+    }
+}
+
+/// A query after the static checks.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Streams and types the query reads.
+    pub schema: Schema,
+    /// Its variables.
+    pub vars: Variables,
+    /// The resolved `WHERE` formula.
+    pub pattern: RCel,
+    /// The `SELECT` projection.
+    pub projection: Projection,
+    /// The selection strategy.
+    pub strategy: Strategy,
+    /// Span of the strategy keyword.
+    pub strategy_span: Option<Span>,
+    /// `PARTITION BY` groups (attribute names, first present wins).
+    pub partition_by: Vec<Vec<String>>,
+    /// The window.
+    pub window: WindowPlan,
+    /// `CONSUME BY`.
+    pub consume: ConsumePolicy,
+    /// `LIMIT n`.
+    pub limit: Option<u64>,
+    /// Warnings (`W04xx`).
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Options that change what the checks accept.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CheckOptions {
+    /// Evaluate `NEXT/LAST/MAX/STRICT` as `ALL` with warning `W0404` (CORE C++ behaviour).
+    pub compat_ignore_strategy: bool,
+}
+
+/// Runs every check on `query` against the declarations `decls`.
+pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions) -> Result<Plan, Diagnostic> {
+    let mut warnings = Vec::new();
+    // Names (E02xx), including the clause-level names of PARTITION BY and WITHIN.
+    let resolved = names::resolve(query, decls)?;
+    let window = clauses::window(query, &resolved.schema)?;
+    let partition_by = clauses::partition(query, &resolved.schema)?;
+    let limit = query.limit.map(|l| l.n as u64);
+    // Types (E0300), per capturable type.
+    typing::check_filters(query, &resolved, &mut warnings)?;
+    // Scope (E0301).
+    scope::check_well_formed(&query.pattern, &resolved)?;
+    // Phase-later constructs.
+    let strategy = match query.strategy {
+        Strategy::All | Strategy::Any => query.strategy,
+        s if opts.compat_ignore_strategy => {
+            let span = query.strategy_span.unwrap_or(query.select_span);
+            warnings.push(
+                Diagnostic::warning("W0404", format!("strategy {} evaluated as ALL (compat_ignore_strategy)", s.keyword()), span)
+                    .with_label("CORE C++ ignores selection strategies"),
+            );
+            Strategy::All
+        }
+        s => {
+            let span = query.strategy_span.unwrap_or(query.select_span);
+            return Err(Diagnostic::error(
+                "E0500",
+                format!("selection strategy {} is not supported yet", s.keyword()),
+                span,
+            )
+            .with_label("only ALL and ANY are available; compat_ignore_strategy=True evaluates it as ALL"));
+        }
+    };
+    // Lints.
+    lints::safety(&query.pattern, &mut warnings);
+    if query.within.is_none() {
+        warnings.push(
+            Diagnostic::warning("W0402", "no WITHIN clause: partial matches are only released by consumption", query.select_span)
+                .with_label("memory grows with the stream; add WITHIN to bound it"),
+        );
+    }
+    Ok(Plan {
+        schema: resolved.schema,
+        vars: resolved.vars,
+        pattern: resolved.pattern,
+        projection: resolved.projection,
+        strategy,
+        strategy_span: query.strategy_span,
+        partition_by,
+        window,
+        consume: query.consume,
+        limit,
+        warnings,
+    })
+}
+
+/// Output of the name pass, shared by the later passes.
+pub(crate) struct Resolved {
+    pub schema: Schema,
+    pub vars: Variables,
+    pub pattern: RCel,
+    pub projection: Projection,
+    /// `types(x)` of reference §4.1 for every variable.
+    pub capturable: Vec<Vec<TypeId>>,
+    /// Variable of each filter `x[P]` of the query, keyed by the span of `x[P]`.
+    pub filter_vars: Vec<(Span, VarId)>,
+}
+
+impl Resolved {
+    /// The variable resolved for the filter term at `span`.
+    pub fn filter_var(&self, span: Span) -> VarId {
+        self.filter_vars.iter().find(|(s, _)| *s == span).map(|(_, v)| *v).expect("every filter term was resolved")
+    }
+}

@@ -1,0 +1,396 @@
+//! Name pass (E0200–E0205, E0208, E0209): builds the schema from the declarations
+//! (or from the query when there are none), resolves event types, variables,
+//! `SELECT` and `FILTER` names, and computes `types(x)` (reference §4.1).
+
+use super::{AtomEdge, Projection, RCel, RFilter, Resolved, VarId, VarKind, Variables};
+use crate::bitset::BitSet;
+use crate::schema::{Schema, StreamDef, TypeDef, TypeId};
+use crate::value::AttrType;
+use ceql_syntax::ast::{self, Cel, CelKind, Filter, QName, SelectList};
+use ceql_syntax::{Diagnostic, Span};
+use std::collections::{BTreeSet, HashSet};
+use std::sync::Arc;
+
+/// Runs the name pass.
+pub(super) fn resolve(query: &ast::Query, decls: &[ast::StreamDecl]) -> Result<Resolved, Diagnostic> {
+    let schema = if decls.is_empty() { open_schema(query) } else { declared_schema(query, decls)? };
+    let aliases = collect_aliases(&query.pattern);
+    for (name, span) in &aliases {
+        if !schema.types_named(name).is_empty() {
+            return Err(Diagnostic::error("E0205", format!("`AS {name}` reuses the name of an event type"), *span)
+                .with_label("choose a name that is not an event type of the FROM streams"));
+        }
+    }
+    let mut r = Resolver { schema: &schema, vars: Variables::default(), filter_vars: Vec::new(), aliases: &aliases };
+    let pattern = r.cel(&query.pattern)?;
+    let projection = match &query.select {
+        SelectList::Star => Projection::All,
+        SelectList::None(_) => Projection::Nothing,
+        SelectList::Items(items) => {
+            let mut set = BitSet::new();
+            for item in items {
+                set.insert(r.variable(&item.var)?);
+            }
+            Projection::Vars(set)
+        }
+    };
+    let Resolver { vars, filter_vars, .. } = r;
+    let capturable = capturable_types(&query.pattern, &schema, &vars);
+    let resolved = Resolved { schema, vars, pattern, projection, capturable, filter_vars };
+    check_filter_attributes(&query.pattern, &resolved)?;
+    Ok(resolved)
+}
+
+/// Without declarations (§1.1a): every `FROM` stream accepts every event type named
+/// by an atom of the query; attribute types are only known at run time.
+fn open_schema(query: &ast::Query) -> Schema {
+    let mut type_names = BTreeSet::new();
+    collect_atom_names(&query.pattern, &mut type_names);
+    let stream_names: Vec<String> =
+        if query.from.is_empty() { vec![String::new()] } else { unique(query.from.iter().map(|i| i.name.clone())) };
+    let mut streams = Vec::new();
+    let mut types = Vec::new();
+    for (si, sname) in stream_names.into_iter().enumerate() {
+        let mut ids = Vec::new();
+        for t in &type_names {
+            ids.push(types.len() as TypeId);
+            types.push(TypeDef { stream: si as u32, name: t.clone(), attrs: Vec::new(), primary_time: None });
+        }
+        streams.push(StreamDef { name: sname, types: ids });
+    }
+    Schema::new(false, streams, types)
+}
+
+fn unique(names: impl Iterator<Item = String>) -> Vec<String> {
+    let mut seen = HashSet::new();
+    names.filter(|n| seen.insert(n.clone())).collect()
+}
+
+fn collect_atom_names(c: &Cel, out: &mut BTreeSet<String>) {
+    match &c.kind {
+        CelKind::Atom(q) => {
+            out.insert(q.name.name.clone());
+        }
+        CelKind::Not(a) => {
+            out.insert(a.name.name.name.clone());
+        }
+        CelKind::As(x, _) | CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => {
+            collect_atom_names(x, out)
+        }
+        CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) => {
+            collect_atom_names(a, out);
+            collect_atom_names(b, out);
+        }
+    }
+}
+
+/// With declarations: validates them (E0209), resolves `FROM` (E0200, E0208).
+fn declared_schema(query: &ast::Query, decls: &[ast::StreamDecl]) -> Result<Schema, Diagnostic> {
+    validate_declarations(decls)?;
+    from_streams(query, decls)
+}
+
+/// E0209: duplicate streams, event types or attributes; unknown attribute types;
+/// more than one `primary_time` per event type.
+pub(crate) fn validate_declarations(decls: &[ast::StreamDecl]) -> Result<(), Diagnostic> {
+    let mut seen_streams = HashSet::new();
+    for d in decls {
+        if !seen_streams.insert(d.name.name.as_str()) {
+            return Err(Diagnostic::error("E0209", format!("stream `{}` is declared twice", d.name.name), d.name.span));
+        }
+        let mut seen_types = HashSet::new();
+        for e in &d.events {
+            if !seen_types.insert(e.name.name.as_str()) {
+                return Err(Diagnostic::error(
+                    "E0209",
+                    format!("event type `{}` is declared twice in stream `{}`", e.name.name, d.name.name),
+                    e.name.span,
+                ));
+            }
+            let mut seen_attrs = HashSet::new();
+            let mut times = 0;
+            for a in &e.attrs {
+                if !seen_attrs.insert(a.name.name.as_str()) {
+                    return Err(Diagnostic::error(
+                        "E0209",
+                        format!("attribute `{}` is declared twice in event type `{}`", a.name.name, e.name.name),
+                        a.name.span,
+                    ));
+                }
+                match AttrType::from_decl(&a.ty.name) {
+                    None => {
+                        return Err(Diagnostic::error("E0209", format!("unknown attribute type `{}`", a.ty.name), a.ty.span)
+                            .with_label("expected int, long, integer, double, float, string, str, boolean, bool or primary_time"))
+                    }
+                    Some(AttrType::PrimaryTime) => {
+                        times += 1;
+                        if times > 1 {
+                            return Err(Diagnostic::error(
+                                "E0209",
+                                format!("event type `{}` declares more than one primary_time attribute", e.name.name),
+                                a.name.span,
+                            ));
+                        }
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn from_streams(query: &ast::Query, decls: &[ast::StreamDecl]) -> Result<Schema, Diagnostic> {
+    let from: Vec<&ast::StreamDecl> = if query.from.is_empty() {
+        if decls.len() != 1 {
+            return Err(Diagnostic::error(
+                "E0208",
+                format!("FROM is omitted but {} streams are declared", decls.len()),
+                query.select_span,
+            )
+            .with_label("name the streams to read with FROM"));
+        }
+        vec![&decls[0]]
+    } else {
+        let mut v: Vec<&ast::StreamDecl> = Vec::new();
+        for f in &query.from {
+            let d = decls.iter().find(|d| d.name.name == f.name).ok_or_else(|| {
+                let known: Vec<&str> = decls.iter().map(|d| d.name.name.as_str()).collect();
+                Diagnostic::error("E0200", format!("unknown stream `{}`", f.name), f.span)
+                    .with_label(format!("declared streams: {}", known.join(", ")))
+            })?;
+            if !v.iter().any(|x| x.name.name == d.name.name) {
+                v.push(d);
+            }
+        }
+        v
+    };
+    let mut streams = Vec::new();
+    let mut types = Vec::new();
+    for (si, d) in from.iter().enumerate() {
+        let mut ids = Vec::new();
+        for e in &d.events {
+            ids.push(types.len() as TypeId);
+            let attrs: Vec<(String, AttrType)> = e
+                .attrs
+                .iter()
+                .map(|a| (a.name.name.clone(), AttrType::from_decl(&a.ty.name).expect("validated above")))
+                .collect();
+            let primary_time = attrs.iter().position(|(_, t)| *t == AttrType::PrimaryTime);
+            types.push(TypeDef { stream: si as u32, name: e.name.name.clone(), attrs, primary_time });
+        }
+        streams.push(StreamDef { name: d.name.name.clone(), types: ids });
+    }
+    Ok(Schema::new(true, streams, types))
+}
+
+fn collect_aliases(c: &Cel) -> Vec<(String, Span)> {
+    fn go(c: &Cel, out: &mut Vec<(String, Span)>) {
+        match &c.kind {
+            CelKind::As(x, name) => {
+                go(x, out);
+                if !out.iter().any(|(n, _)| *n == name.name) {
+                    out.push((name.name.clone(), name.span));
+                }
+            }
+            CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => go(x, out),
+            CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) => {
+                go(a, out);
+                go(b, out);
+            }
+            CelKind::Atom(_) | CelKind::Not(_) => {}
+        }
+    }
+    let mut out = Vec::new();
+    go(c, &mut out);
+    out
+}
+
+struct Resolver<'a> {
+    schema: &'a Schema,
+    vars: Variables,
+    filter_vars: Vec<(Span, VarId)>,
+    aliases: &'a [(String, Span)],
+}
+
+impl Resolver<'_> {
+    fn cel(&mut self, c: &Cel) -> Result<RCel, Diagnostic> {
+        Ok(match &c.kind {
+            CelKind::Atom(q) => RCel::Atom(self.atom(q)?),
+            CelKind::Not(a) => {
+                let edges = self.atom(&a.name)?;
+                let filters = a.filters.iter().map(|f| self.filter(f)).collect::<Result<_, _>>()?;
+                RCel::Not(edges, filters)
+            }
+            CelKind::As(x, name) => {
+                let inner = self.cel(x)?;
+                let v = self.vars.intern(VarKind::Alias(name.name.clone()));
+                RCel::As(Box::new(inner), v)
+            }
+            CelKind::Filter(x, f) => {
+                let inner = self.cel(x)?;
+                RCel::Filter(Box::new(inner), self.filter(f)?)
+            }
+            CelKind::Seq(a, b) => RCel::Seq(Box::new(self.cel(a)?), Box::new(self.cel(b)?)),
+            CelKind::Contiguous(a, b) => RCel::Contiguous(Box::new(self.cel(a)?), Box::new(self.cel(b)?)),
+            CelKind::Or(a, b) => RCel::Or(Box::new(self.cel(a)?), Box::new(self.cel(b)?)),
+            CelKind::Plus(x) => RCel::Plus(Box::new(self.cel(x)?)),
+            CelKind::ContiguousPlus(x) => RCel::ContiguousPlus(Box::new(self.cel(x)?)),
+        })
+    }
+
+    /// The `S>T` pairs an atom captures and the variables each capture binds.
+    fn atom(&mut self, q: &QName) -> Result<Vec<AtomEdge>, Diagnostic> {
+        let types = self.atom_types(q)?;
+        let tvar = self.vars.intern(VarKind::Type(q.name.name.clone()));
+        Ok(types
+            .into_iter()
+            .map(|ty| {
+                let td = &self.schema.types[ty as usize];
+                let mut vars = BitSet::new();
+                vars.insert(tvar);
+                vars.insert(self.vars.intern(VarKind::Qualified(td.stream, td.name.clone())));
+                AtomEdge { ty, vars }
+            })
+            .collect())
+    }
+
+    fn atom_types(&self, q: &QName) -> Result<Vec<TypeId>, Diagnostic> {
+        match &q.stream {
+            None => {
+                let ids = self.schema.types_named(&q.name.name);
+                if ids.is_empty() {
+                    return Err(Diagnostic::error("E0201", format!("unknown event type `{}`", q.name.name), q.span)
+                        .with_label(format!(
+                            "not declared in any stream of FROM (declared: {})",
+                            self.schema.type_names().join(", ")
+                        )));
+                }
+                Ok(ids.to_vec())
+            }
+            Some(s) => Ok(vec![self.qualified(s, &q.name.name, q.span)?]),
+        }
+    }
+
+    fn qualified(&self, stream: &ast::Ident, name: &str, span: Span) -> Result<TypeId, Diagnostic> {
+        let sid = self.schema.stream_id(&stream.name).or_else(|| {
+            // A query without FROM and without declarations reads one implicit
+            // stream; any qualifier names it.
+            (!self.schema.declared && self.schema.streams.len() == 1 && self.schema.streams[0].name.is_empty())
+                .then_some(0)
+        });
+        let Some(sid) = sid else {
+            return Err(Diagnostic::error("E0202", format!("`{}>{name}`: stream `{}` is not in FROM", stream.name, stream.name), span));
+        };
+        self.schema.type_id(sid, name).ok_or_else(|| {
+            Diagnostic::error("E0202", format!("stream `{}` does not declare event type `{name}`", stream.name), span)
+        })
+    }
+
+    /// A variable named in `SELECT` or `FILTER` (E0203, E0202).
+    fn variable(&mut self, q: &QName) -> Result<VarId, Diagnostic> {
+        if let Some(s) = &q.stream {
+            let ty = self.qualified(s, &q.name.name, q.span)?;
+            let td = &self.schema.types[ty as usize];
+            return Ok(self.vars.intern(VarKind::Qualified(td.stream, td.name.clone())));
+        }
+        let name = &q.name.name;
+        if self.aliases.iter().any(|(n, _)| n == name) {
+            return Ok(self.vars.intern(VarKind::Alias(name.clone())));
+        }
+        if !self.schema.types_named(name).is_empty() {
+            return Ok(self.vars.intern(VarKind::Type(name.clone())));
+        }
+        Err(Diagnostic::error("E0203", format!("unknown variable `{name}`"), q.span)
+            .with_label("neither an event type of the FROM streams nor an AS name of the query"))
+    }
+
+    fn filter(&mut self, f: &Filter) -> Result<RFilter, Diagnostic> {
+        Ok(match f {
+            Filter::Var { var, pred, span } => {
+                let v = self.variable(var)?;
+                self.filter_vars.push((*span, v));
+                RFilter::Var { var: v, pred: Arc::new(pred.clone()) }
+            }
+            Filter::And(a, b) => RFilter::And(Box::new(self.filter(a)?), Box::new(self.filter(b)?)),
+            Filter::Or(a, b) => RFilter::Or(Box::new(self.filter(a)?), Box::new(self.filter(b)?)),
+        })
+    }
+}
+
+/// `types(x)` for every variable (reference §4.1).
+fn capturable_types(pattern: &Cel, schema: &Schema, vars: &Variables) -> Vec<Vec<TypeId>> {
+    let mut out: Vec<BTreeSet<TypeId>> = vec![BTreeSet::new(); vars.len()];
+    for v in 0..vars.len() {
+        match vars.kind(v) {
+            VarKind::Type(t) => out[v].extend(schema.types_named(t).iter().copied()),
+            VarKind::Qualified(s, t) => out[v].extend(schema.type_id(*s, t)),
+            VarKind::Alias(_) => {}
+        }
+    }
+    fn atoms_outside_not(c: &Cel, schema: &Schema, acc: &mut BTreeSet<TypeId>) {
+        match &c.kind {
+            CelKind::Atom(q) => match &q.stream {
+                None => acc.extend(schema.types_named(&q.name.name).iter().copied()),
+                Some(s) => {
+                    let sid = schema.stream_id(&s.name).unwrap_or(0);
+                    acc.extend(schema.type_id(sid, &q.name.name));
+                }
+            },
+            CelKind::Not(_) => {}
+            CelKind::As(x, _) | CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => {
+                atoms_outside_not(x, schema, acc)
+            }
+            CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) => {
+                atoms_outside_not(a, schema, acc);
+                atoms_outside_not(b, schema, acc);
+            }
+        }
+    }
+    fn aliases(c: &Cel, schema: &Schema, vars: &Variables, out: &mut [BTreeSet<TypeId>]) {
+        match &c.kind {
+            CelKind::As(x, name) => {
+                if let Some(v) = vars.find(&VarKind::Alias(name.name.clone())) {
+                    let mut acc = BTreeSet::new();
+                    atoms_outside_not(x, schema, &mut acc);
+                    out[v].extend(acc);
+                }
+                aliases(x, schema, vars, out);
+            }
+            CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => aliases(x, schema, vars, out),
+            CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) => {
+                aliases(a, schema, vars, out);
+                aliases(b, schema, vars, out);
+            }
+            CelKind::Atom(_) | CelKind::Not(_) => {}
+        }
+    }
+    aliases(pattern, schema, vars, &mut out);
+    out.into_iter().map(|s| s.into_iter().collect()).collect()
+}
+
+/// E0204: with declarations, every attribute of `x[P]` must be declared by at least
+/// one type `x` can capture.
+fn check_filter_attributes(pattern: &Cel, r: &Resolved) -> Result<(), Diagnostic> {
+    if !r.schema.declared {
+        return Ok(());
+    }
+    let mut err = None;
+    super::typing::for_each_filter_term(pattern, &mut |span, pred| {
+        if err.is_some() {
+            return;
+        }
+        let v = r.filter_var(span);
+        let types = &r.capturable[v];
+        super::typing::for_each_attr(pred, &mut |id| {
+            if err.is_none() && !types.iter().any(|&t| r.schema.types[t as usize].attr_type(&id.name).is_some()) {
+                let names: Vec<String> = types.iter().map(|&t| r.schema.type_display(t)).collect();
+                err = Some(
+                    Diagnostic::error("E0204", format!("unknown attribute `{}`", id.name), id.span)
+                        .with_label(format!("not declared by any type this variable can capture ({})", names.join(", "))),
+                );
+            }
+        });
+    });
+    err.map_or(Ok(()), Err)
+}

@@ -1,0 +1,240 @@
+//! Type pass (E0300, W0403): every filter predicate is type-checked once per event
+//! type its variable can capture (reference §3.4, §4.1). Without declarations,
+//! attribute types are unknown until run time and only literal-driven mistakes are
+//! caught here; the rest is checked on each event.
+
+use super::Resolved;
+use crate::schema::{Schema, TypeId};
+use crate::value::{AttrType, TypeKind};
+use ceql_syntax::ast::{self, Cel, CelKind, CmpOp, Expr, ExprKind, Filter, Literal, Pred, ValueSet};
+use ceql_syntax::{Diagnostic, Span};
+
+/// Calls `f(span, pred)` for every filter term `x[P]` of the formula, including
+/// those inside `NOT(...)`.
+pub(crate) fn for_each_filter_term(c: &Cel, f: &mut dyn FnMut(Span, &Pred)) {
+    fn filter(fl: &Filter, f: &mut dyn FnMut(Span, &Pred)) {
+        match fl {
+            Filter::Var { pred, span, .. } => f(*span, pred),
+            Filter::And(a, b) | Filter::Or(a, b) => {
+                filter(a, f);
+                filter(b, f);
+            }
+        }
+    }
+    match &c.kind {
+        CelKind::Atom(_) => {}
+        CelKind::Not(a) => a.filters.iter().for_each(|fl| filter(fl, f)),
+        CelKind::Filter(x, fl) => {
+            for_each_filter_term(x, f);
+            filter(fl, f);
+        }
+        CelKind::As(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => for_each_filter_term(x, f),
+        CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) => {
+            for_each_filter_term(a, f);
+            for_each_filter_term(b, f);
+        }
+    }
+}
+
+/// Calls `f` on every attribute identifier of a predicate.
+pub(crate) fn for_each_attr(p: &Pred, f: &mut dyn FnMut(&ast::Ident)) {
+    fn expr(e: &Expr, f: &mut dyn FnMut(&ast::Ident)) {
+        match &e.kind {
+            ExprKind::Attr(id) => f(id),
+            ExprKind::Unary { operand, .. } => expr(operand, f),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                expr(lhs, f);
+                expr(rhs, f);
+            }
+            _ => {}
+        }
+    }
+    match p {
+        Pred::And(a, b) | Pred::Or(a, b) => {
+            for_each_attr(a, f);
+            for_each_attr(b, f);
+        }
+        Pred::Not(a, _) => for_each_attr(a, f),
+        Pred::Cmp { lhs, rhs, .. } => {
+            expr(lhs, f);
+            expr(rhs, f);
+        }
+        Pred::Like { expr: e, .. } | Pred::InSet { expr: e, .. } | Pred::Bool(e) => expr(e, f),
+        Pred::InRange { expr: e, lo, hi, .. } => {
+            expr(e, f);
+            expr(lo, f);
+            expr(hi, f);
+        }
+    }
+}
+
+/// Type-checks every filter of the query.
+pub(super) fn check_filters(query: &ast::Query, r: &Resolved, warnings: &mut Vec<Diagnostic>) -> Result<(), Diagnostic> {
+    let mut result = Ok(());
+    for_each_filter_term(&query.pattern, &mut |span, pred| {
+        if result.is_err() {
+            return;
+        }
+        let types = &r.capturable[r.filter_var(span)];
+        result = check_term(pred, types, &r.schema, warnings);
+    });
+    result
+}
+
+fn check_term(pred: &Pred, types: &[TypeId], schema: &Schema, warnings: &mut Vec<Diagnostic>) -> Result<(), Diagnostic> {
+    if schema.declared {
+        // §4.1: an attribute's declared types over types(x) must agree in kind.
+        let mut err = None;
+        for_each_attr(pred, &mut |id| {
+            let declared: Vec<AttrType> =
+                types.iter().filter_map(|&t| schema.types[t as usize].attr_type(&id.name)).collect();
+            let kinds: Vec<TypeKind> = declared.iter().map(|t| t.kind()).collect();
+            let numeric = kinds.iter().all(|k| matches!(k, TypeKind::Int | TypeKind::Float));
+            let same = kinds.windows(2).all(|w| w[0] == w[1]);
+            if err.is_none() && !numeric && !same {
+                err = Some(Diagnostic::error(
+                    "E0300",
+                    format!("attribute `{}` has incompatible types across the event types this variable captures", id.name),
+                    id.span,
+                ));
+            }
+            if declared.len() < types.len() && !declared.is_empty() && !warnings.iter().any(|w| w.span == id.span) {
+                warnings.push(
+                    Diagnostic::warning(
+                        "W0403",
+                        format!("attribute `{}` is not declared by every event type this variable captures", id.name),
+                        id.span,
+                    )
+                    .with_label("it is NULL for the others, so the filter rejects them"),
+                );
+            }
+        });
+        if let Some(e) = err {
+            return Err(e);
+        }
+        for &t in types {
+            let td = &schema.types[t as usize];
+            pred_type(pred, &|name| td.attr_type(name).map_or(TypeKind::Null, AttrType::kind))?;
+        }
+        Ok(())
+    } else {
+        pred_type(pred, &|_| TypeKind::Unknown)
+    }
+}
+
+fn type_error(message: String, span: Span) -> Diagnostic {
+    Diagnostic::error("E0300", message, span)
+}
+
+/// Checks a predicate; `attr` gives the static kind of an attribute.
+pub(crate) fn pred_type(p: &Pred, attr: &dyn Fn(&str) -> TypeKind) -> Result<(), Diagnostic> {
+    match p {
+        Pred::And(a, b) | Pred::Or(a, b) => {
+            pred_type(a, attr)?;
+            pred_type(b, attr)
+        }
+        Pred::Not(a, _) => pred_type(a, attr),
+        Pred::Cmp { lhs, op, rhs, op_span } => {
+            let (l, r) = (expr_type(lhs, attr)?, expr_type(rhs, attr)?);
+            let ordering = !matches!(op, CmpOp::Eq | CmpOp::Ne);
+            if ordering && (!l.may_be_numeric() || !r.may_be_numeric()) {
+                let bad = if l.may_be_numeric() { r } else { l };
+                return Err(type_error(format!("`{}` needs numbers, found {}", op.symbol(), bad.name()), *op_span));
+            }
+            if !compatible(l, r) {
+                return Err(type_error(format!("cannot compare {} with {}", l.name(), r.name()), *op_span));
+            }
+            Ok(())
+        }
+        Pred::Like { expr, op_span, .. } => {
+            let t = expr_type(expr, attr)?;
+            if matches!(t, TypeKind::Int | TypeKind::Float | TypeKind::Bool) {
+                return Err(type_error(format!("LIKE needs a string, found {}", t.name()), *op_span));
+            }
+            Ok(())
+        }
+        Pred::InSet { expr, set, op_span, .. } => {
+            let t = expr_type(expr, attr)?;
+            let lits: Vec<&Literal> = match set {
+                ValueSet::List(items) => items.iter().collect(),
+                ValueSet::Range { lo, hi } => lo.iter().chain(hi.iter()).collect(),
+            };
+            let strings = lits.iter().filter(|l| matches!(l, Literal::Str(..))).count();
+            if strings != 0 && strings != lits.len() {
+                return Err(type_error("IN list mixes strings and numbers".into(), *op_span));
+            }
+            if matches!(set, ValueSet::Range { .. }) && strings != 0 {
+                return Err(type_error("a range {a..b} needs numbers".into(), *op_span));
+            }
+            let set_kind = if strings != 0 { TypeKind::Str } else { TypeKind::Float };
+            if !compatible(t, set_kind) || t == TypeKind::Bool {
+                return Err(type_error(format!("IN: {} value tested against a set of {}", t.name(), set_kind_name(set_kind)), *op_span));
+            }
+            Ok(())
+        }
+        Pred::InRange { expr, lo, hi, op_span } => {
+            for e in [expr, lo, hi] {
+                let t = expr_type(e, attr)?;
+                if !t.may_be_numeric() {
+                    return Err(type_error(format!("IN RANGE needs numbers, found {}", t.name()), *op_span));
+                }
+            }
+            Ok(())
+        }
+        Pred::Bool(e) => {
+            let t = expr_type(e, attr)?;
+            if !matches!(t, TypeKind::Bool | TypeKind::Unknown | TypeKind::Null) {
+                return Err(type_error(format!("a predicate must be boolean, found {}", t.name()), e.span));
+            }
+            Ok(())
+        }
+    }
+}
+
+fn set_kind_name(k: TypeKind) -> &'static str {
+    if k == TypeKind::Str {
+        "strings"
+    } else {
+        "numbers"
+    }
+}
+
+/// Equality-comparable: both numeric, or the same kind, or one side unknown/NULL.
+fn compatible(a: TypeKind, b: TypeKind) -> bool {
+    use TypeKind::*;
+    match (a, b) {
+        (Unknown, _) | (_, Unknown) | (Null, _) | (_, Null) => true,
+        (Int | Float, Int | Float) => true,
+        (x, y) => x == y,
+    }
+}
+
+fn expr_type(e: &Expr, attr: &dyn Fn(&str) -> TypeKind) -> Result<TypeKind, Diagnostic> {
+    Ok(match &e.kind {
+        ExprKind::Int(_) => TypeKind::Int,
+        ExprKind::Float(_) => TypeKind::Float,
+        ExprKind::Str(_) => TypeKind::Str,
+        ExprKind::Bool(_) => TypeKind::Bool,
+        ExprKind::Attr(id) => attr(&id.name),
+        ExprKind::Unary { operand, .. } => {
+            let t = expr_type(operand, attr)?;
+            if !t.may_be_numeric() {
+                return Err(type_error(format!("unary sign needs a number, found {}", t.name()), e.span));
+            }
+            t
+        }
+        ExprKind::Binary { op, lhs, rhs, op_span } => {
+            let (l, r) = (expr_type(lhs, attr)?, expr_type(rhs, attr)?);
+            if !l.may_be_numeric() || !r.may_be_numeric() {
+                let bad = if l.may_be_numeric() { r } else { l };
+                return Err(type_error(format!("`{}` needs numbers, found {}", op.symbol(), bad.name()), *op_span));
+            }
+            match (l, r) {
+                (TypeKind::Int, TypeKind::Int) => TypeKind::Int,
+                (TypeKind::Null, _) | (_, TypeKind::Null) => TypeKind::Null,
+                (TypeKind::Unknown, _) | (_, TypeKind::Unknown) => TypeKind::Unknown,
+                _ => TypeKind::Float,
+            }
+        }
+    })
+}

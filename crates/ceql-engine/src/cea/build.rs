@@ -1,0 +1,342 @@
+//! The ε-free CEA construction of reference §5.4 (Theorem 1 of [CORE], with the
+//! reference's two corrections to `+`), followed by the top-level `q0`, trimming
+//! and the projection marks.
+//!
+//! Filters are pushed down while building (LP normal form, §5.2): `ψ FILTER x[P]`
+//! conjoins `P` to the guard of every transition of `ψ` that binds `x`, and
+//! `FILTER θ1 OR θ2` duplicates `ψ` (§5.1).
+
+use super::{Cea, Guard, StateId, Term, Transition};
+use crate::analyze::{AtomEdge, Projection, RCel, RFilter, VarId};
+use crate::bitset::BitSet;
+use crate::predicate::{compile_pred, AttrResolver, AttrSlot, PredIr};
+use crate::schema::{Schema, TypeId};
+use ceql_syntax::{ast, Diagnostic};
+use std::collections::HashMap;
+
+/// The predicates of each event type, numbered per type (the bit index of §5.3),
+/// and the attribute layout they read.
+#[derive(Clone, Debug, Default)]
+pub struct PredTable {
+    /// `per_type[t][b]` is predicate bit `b` of type `t`.
+    pub per_type: Vec<Vec<PredIr>>,
+    /// Attribute names read by the predicates, indexed by slot.
+    pub attributes: Vec<String>,
+    keys: HashMap<(TypeId, String), u32>,
+}
+
+impl PredTable {
+    fn new(num_types: usize) -> Self {
+        PredTable { per_type: vec![Vec::new(); num_types], attributes: Vec::new(), keys: HashMap::new() }
+    }
+
+    /// The slot of an attribute name, allocating one if needed.
+    pub fn slot(&mut self, name: &str) -> AttrSlot {
+        match self.attributes.iter().position(|a| a == name) {
+            Some(i) => i as AttrSlot,
+            None => {
+                self.attributes.push(name.to_string());
+                (self.attributes.len() - 1) as AttrSlot
+            }
+        }
+    }
+
+    /// The bit of predicate `p` for type `ty`; structurally equal predicates share a bit.
+    fn bit(&mut self, schema: &Schema, ty: TypeId, p: &ast::Pred) -> Result<u32, Diagnostic> {
+        let key = (ty, ceql_syntax::pred_to_string(p));
+        if let Some(&b) = self.keys.get(&key) {
+            return Ok(b);
+        }
+        let ir = compile_pred(p, &mut Resolver { table: self, schema, ty })?;
+        let list = &mut self.per_type[ty as usize];
+        list.push(ir);
+        let b = (list.len() - 1) as u32;
+        self.keys.insert(key, b);
+        Ok(b)
+    }
+}
+
+struct Resolver<'a> {
+    table: &'a mut PredTable,
+    schema: &'a Schema,
+    ty: TypeId,
+}
+
+impl AttrResolver for Resolver<'_> {
+    fn resolve(&mut self, name: &str) -> Option<AttrSlot> {
+        // With declarations an attribute the type does not declare is NULL (§1.2),
+        // even if the event happens to carry a value for it.
+        if self.schema.declared && self.schema.types[self.ty as usize].attr_type(name).is_none() {
+            return None;
+        }
+        Some(self.table.slot(name))
+    }
+}
+
+/// A transition guard while building: `TRUE`, one positive term, or a negated
+/// disjunction of terms (`NOT`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum G {
+    True,
+    Pos(Term),
+    Neg(Vec<Term>),
+}
+
+#[derive(Clone, Debug)]
+struct Tr {
+    from: u32,
+    guard: G,
+    vars: BitSet,
+    to: u32,
+}
+
+/// A sub-automaton with local state numbers `0..n`.
+#[derive(Clone, Debug)]
+struct Sub {
+    n: u32,
+    trans: Vec<Tr>,
+    init: Vec<u32>,
+    fin: Vec<u32>,
+}
+
+impl Sub {
+    fn shifted(mut self, by: u32) -> Sub {
+        for t in &mut self.trans {
+            t.from += by;
+            t.to += by;
+        }
+        self.init.iter_mut().for_each(|s| *s += by);
+        self.fin.iter_mut().for_each(|s| *s += by);
+        self
+    }
+
+    fn into_final(&self, t: &Tr) -> bool {
+        self.fin.contains(&t.to)
+    }
+}
+
+struct Builder<'a> {
+    schema: &'a Schema,
+    preds: PredTable,
+}
+
+impl Builder<'_> {
+    fn sub(&mut self, c: &RCel) -> Result<Sub, Diagnostic> {
+        Ok(match c {
+            RCel::Atom(edges) => atom(edges),
+            RCel::Not(edges, filters) => {
+                let mut a = atom(edges);
+                for f in filters {
+                    a = self.filter(a, f)?;
+                }
+                let terms: Vec<Term> = a
+                    .trans
+                    .iter()
+                    .map(|t| match &t.guard {
+                        G::Pos(term) => term.clone(),
+                        _ => unreachable!("an atom with filters has only positive guards"),
+                    })
+                    .collect();
+                Sub { n: 2, trans: vec![Tr { from: 0, guard: G::Neg(terms), vars: BitSet::new(), to: 1 }], init: vec![0], fin: vec![1] }
+            }
+            RCel::As(x, v) => {
+                let mut s = self.sub(x)?;
+                for t in &mut s.trans {
+                    if !t.vars.is_empty() {
+                        t.vars.insert(*v);
+                    }
+                }
+                s
+            }
+            RCel::Filter(x, f) => {
+                let s = self.sub(x)?;
+                self.filter(s, f)?
+            }
+            RCel::Or(a, b) => {
+                let a = self.sub(a)?;
+                let b = self.sub(b)?.shifted(a.n);
+                Sub {
+                    n: a.n + b.n,
+                    trans: a.trans.into_iter().chain(b.trans).collect(),
+                    init: a.init.into_iter().chain(b.init).collect(),
+                    fin: a.fin.into_iter().chain(b.fin).collect(),
+                }
+            }
+            RCel::Seq(a, b) => self.sequence(a, b, true)?,
+            RCel::Contiguous(a, b) => self.sequence(a, b, false)?,
+            RCel::Plus(x) => iterate(self.sub(x)?, true),
+            RCel::ContiguousPlus(x) => iterate(self.sub(x)?, false),
+        })
+    }
+
+    /// `ψ1 ; ψ2` (with `TRUE` loops on `I2`) or `ψ1 : ψ2` (without).
+    fn sequence(&mut self, a: &RCel, b: &RCel, skip: bool) -> Result<Sub, Diagnostic> {
+        let a = self.sub(a)?;
+        let b = self.sub(b)?.shifted(a.n);
+        let mut trans = a.trans.clone();
+        for t in a.trans.iter().filter(|t| a.into_final(t)) {
+            for &q in &b.init {
+                trans.push(Tr { to: q, ..t.clone() });
+            }
+        }
+        if skip {
+            for &q in &b.init {
+                trans.push(Tr { from: q, guard: G::True, vars: BitSet::new(), to: q });
+            }
+        }
+        trans.extend(b.trans);
+        Ok(Sub { n: a.n + b.n, trans, init: a.init, fin: b.fin })
+    }
+
+    /// Pushes a filter down to the transitions that bind its variable.
+    fn filter(&mut self, s: Sub, f: &RFilter) -> Result<Sub, Diagnostic> {
+        Ok(match f {
+            RFilter::Var { var, pred } => self.conjoin(s, *var, pred)?,
+            RFilter::And(a, b) => {
+                let s = self.filter(s, a)?;
+                self.filter(s, b)?
+            }
+            RFilter::Or(a, b) => {
+                let left = self.filter(s.clone(), a)?;
+                let right = self.filter(s, b)?.shifted(left.n);
+                Sub {
+                    n: left.n + right.n,
+                    trans: left.trans.into_iter().chain(right.trans).collect(),
+                    init: left.init.into_iter().chain(right.init).collect(),
+                    fin: left.fin.into_iter().chain(right.fin).collect(),
+                }
+            }
+        })
+    }
+
+    fn conjoin(&mut self, mut s: Sub, var: VarId, pred: &ast::Pred) -> Result<Sub, Diagnostic> {
+        for t in &mut s.trans {
+            if t.vars.contains(var) {
+                let G::Pos(term) = &mut t.guard else {
+                    unreachable!("only atom transitions bind variables, and their guards are positive")
+                };
+                let bit = self.preds.bit(self.schema, term.ty, pred)?;
+                if let Err(i) = term.bits.binary_search(&bit) {
+                    term.bits.insert(i, bit);
+                }
+            }
+        }
+        Ok(s)
+    }
+}
+
+fn atom(edges: &[AtomEdge]) -> Sub {
+    let trans = edges
+        .iter()
+        .map(|e| Tr { from: 0, guard: G::Pos(Term { ty: e.ty, bits: Vec::new() }), vars: e.vars.clone(), to: 1 })
+        .collect();
+    Sub { n: 2, trans, init: vec![0], fin: vec![1] }
+}
+
+/// `ψ+` (with the skip loop on the fresh state `h`) or `ψ:+` (without).
+fn iterate(s: Sub, skip: bool) -> Sub {
+    let h = s.n;
+    let out: Vec<Tr> = s.trans.iter().filter(|t| s.init.contains(&t.from)).map(|t| Tr { from: h, ..t.clone() }).collect();
+    let into_h: Vec<Tr> =
+        s.trans.iter().chain(out.iter()).filter(|t| s.into_final(t)).map(|t| Tr { to: h, ..t.clone() }).collect();
+    let mut trans = s.trans;
+    trans.extend(out);
+    trans.extend(into_h);
+    if skip {
+        trans.push(Tr { from: h, guard: G::True, vars: BitSet::new(), to: h });
+    }
+    Sub { n: h + 1, trans, init: s.init, fin: s.fin }
+}
+
+/// Builds the CEA of a resolved formula: the construction of §5.4, a fresh initial
+/// state `q0` (state 0), trimming of states that are unreachable or cannot reach a
+/// final state, and output marks for `projection`.
+pub fn build_cea(pattern: &RCel, schema: &Schema, projection: &Projection) -> Result<(Cea, PredTable), Diagnostic> {
+    let mut b = Builder { schema, preds: PredTable::new(schema.types.len()) };
+    let s = b.sub(pattern)?;
+    // Top level: q0 gets a copy of every transition leaving an initial state.
+    let q0 = s.n;
+    let mut trans = s.trans.clone();
+    trans.extend(s.trans.iter().filter(|t| s.init.contains(&t.from)).map(|t| Tr { from: q0, ..t.clone() }));
+    let n = (s.n + 1) as usize;
+    let is_final: Vec<bool> = (0..n as u32).map(|q| s.fin.contains(&q)).collect();
+
+    // Trim: keep states reachable from q0 that can reach a final state.
+    let reach = closure(n, q0, &trans, |t| (t.from, t.to));
+    let mut coreach = vec![false; n];
+    for (q, &f) in is_final.iter().enumerate() {
+        if f && !coreach[q] {
+            let r = closure(n, q as u32, &trans, |t| (t.to, t.from));
+            for (c, x) in coreach.iter_mut().zip(r) {
+                *c |= x;
+            }
+        }
+    }
+    let mut new_id = vec![u32::MAX; n];
+    new_id[q0 as usize] = 0;
+    let mut next = 1;
+    for q in 0..n {
+        if q as u32 != q0 && reach[q] && coreach[q] {
+            new_id[q] = next;
+            next += 1;
+        }
+    }
+    let num_states = next as usize;
+    let mut finals = vec![false; num_states];
+    for q in 0..n {
+        if new_id[q] != u32::MAX && is_final[q] {
+            finals[new_id[q] as usize] = true;
+        }
+    }
+
+    let mut guards: Vec<Guard> = Vec::new();
+    let mut guard_ids: HashMap<G, u32> = HashMap::new();
+    let mut out: Vec<Vec<Transition>> = vec![Vec::new(); num_states];
+    for t in &trans {
+        let (p, q) = (new_id[t.from as usize], new_id[t.to as usize]);
+        if p == u32::MAX || q == u32::MAX {
+            continue;
+        }
+        let gid = *guard_ids.entry(t.guard.clone()).or_insert_with(|| {
+            guards.push(match &t.guard {
+                G::True => Guard::always(),
+                G::Pos(term) => Guard { negated: false, terms: vec![term.clone()] },
+                G::Neg(terms) => Guard { negated: true, terms: terms.clone() },
+            });
+            (guards.len() - 1) as u32
+        });
+        let marked = match projection {
+            Projection::All => !t.vars.is_empty(),
+            Projection::Nothing => false,
+            Projection::Vars(sel) => t.vars.intersects(sel),
+        };
+        let tr = Transition { guard: gid, vars: t.vars.clone(), target: q as StateId, marked, compared: !t.vars.is_empty() || p == 0 };
+        let list = &mut out[p as usize];
+        let dup = list.iter().any(|x| x.guard == tr.guard && x.target == tr.target && x.vars == tr.vars);
+        if !dup {
+            list.push(tr);
+        }
+    }
+    debug_assert!(out.iter().flatten().all(|t| t.target != 0), "(C1): no transition enters q0");
+    debug_assert!(
+        (0..num_states).all(|q| !finals[q] || out[q].is_empty()),
+        "(C3): final states have no outgoing transitions"
+    );
+    Ok((Cea { num_states, finals, out, guards }, b.preds))
+}
+
+fn closure(n: usize, start: u32, trans: &[Tr], edge: impl Fn(&Tr) -> (u32, u32)) -> Vec<bool> {
+    let mut seen = vec![false; n];
+    seen[start as usize] = true;
+    let mut stack = vec![start];
+    while let Some(p) = stack.pop() {
+        for t in trans {
+            let (a, b) = edge(t);
+            if a == p && !seen[b as usize] {
+                seen[b as usize] = true;
+                stack.push(b);
+            }
+        }
+    }
+    seen
+}

@@ -1,0 +1,124 @@
+//! Event classes (reference §5.3): an event's class is its type plus the bit vector
+//! of its type's predicates. Classes are interned to dense ids so that the
+//! determinizer can index its transition rows by class.
+
+use crate::bitset;
+use crate::schema::TypeId;
+use std::collections::HashMap;
+
+/// Dense id of an event class.
+pub type ClassId = u32;
+
+/// Type id used for events whose type the query does not know (they only occupy
+/// their position; only `TRUE` and `NOT` guards accept them).
+pub const OTHER_TYPE: TypeId = u32::MAX;
+
+/// Types with at most this many predicates use a direct-indexed table.
+const DENSE_BITS: usize = 10;
+const NONE: ClassId = u32::MAX;
+
+/// Interned classes.
+#[derive(Clone, Debug)]
+pub struct ClassTable {
+    /// Predicate-bit words per type (index `types.len()` is `OTHER_TYPE`).
+    words: Vec<usize>,
+    /// Number of predicates per type.
+    preds: Vec<usize>,
+    /// Class id → (type, offset of its bits in `bits`).
+    info: Vec<(TypeId, u32)>,
+    bits: Vec<u64>,
+    /// Per type with ≤ DENSE_BITS predicates: bit pattern → class.
+    dense: Vec<Vec<ClassId>>,
+    sparse: HashMap<(TypeId, Box<[u64]>), ClassId, foldhash::fast::RandomState>,
+}
+
+impl ClassTable {
+    /// A table for types with `preds_per_type[t]` predicates each.
+    pub fn new(preds_per_type: &[usize]) -> Self {
+        let mut preds = preds_per_type.to_vec();
+        preds.push(0); // OTHER_TYPE
+        let words = preds.iter().map(|&m| bitset::words_for(m)).collect();
+        let dense = preds.iter().map(|&m| if m <= DENSE_BITS { vec![NONE; 1 << m] } else { Vec::new() }).collect();
+        ClassTable { words, preds, info: Vec::new(), bits: Vec::new(), dense, sparse: HashMap::default() }
+    }
+
+    /// Words of predicate bits for events of type `ty`.
+    #[inline]
+    pub fn words_of(&self, ty: TypeId) -> usize {
+        self.words[self.type_index(ty)]
+    }
+
+    #[inline]
+    fn type_index(&self, ty: TypeId) -> usize {
+        if ty == OTHER_TYPE {
+            self.preds.len() - 1
+        } else {
+            ty as usize
+        }
+    }
+
+    /// The class of type `ty` with predicate bits `bits`, interning it if new.
+    /// Returns the id and whether it was new.
+    #[inline]
+    pub fn intern(&mut self, ty: TypeId, bits: &[u64]) -> (ClassId, bool) {
+        let ti = self.type_index(ty);
+        if self.preds[ti] <= DENSE_BITS {
+            let key = bits.first().copied().unwrap_or(0) as usize;
+            let id = self.dense[ti][key];
+            if id != NONE {
+                return (id, false);
+            }
+            let id = self.push(ty, bits);
+            self.dense[ti][key] = id;
+            return (id, true);
+        }
+        if let Some(&id) = self.sparse.get(&(ty, Box::from(bits))) {
+            return (id, false);
+        }
+        let id = self.push(ty, bits);
+        self.sparse.insert((ty, Box::from(bits)), id);
+        (id, true)
+    }
+
+    fn push(&mut self, ty: TypeId, bits: &[u64]) -> ClassId {
+        self.info.push((ty, self.bits.len() as u32));
+        self.bits.extend_from_slice(bits);
+        (self.info.len() - 1) as ClassId
+    }
+
+    /// Type and predicate bits of a class.
+    pub fn get(&self, c: ClassId) -> (TypeId, &[u64]) {
+        let (ty, off) = self.info[c as usize];
+        let w = self.words_of(ty);
+        (ty, &self.bits[off as usize..off as usize + w])
+    }
+
+    /// Number of classes.
+    pub fn len(&self) -> usize {
+        self.info.len()
+    }
+
+    /// True if no class was interned.
+    pub fn is_empty(&self) -> bool {
+        self.info.is_empty()
+    }
+
+    /// Approximate heap bytes.
+    pub fn memory_bytes(&self) -> usize {
+        self.info.len() * 8
+            + self.bits.len() * 8
+            + self.dense.iter().map(|d| d.len() * 4).sum::<usize>()
+            + self.sparse.len() * (48 + 8 * self.words.iter().max().copied().unwrap_or(1))
+    }
+
+    /// Forgets every class (ids are only meaningful within one event, so this is
+    /// safe between events).
+    pub fn clear(&mut self) {
+        self.info.clear();
+        self.bits.clear();
+        for d in &mut self.dense {
+            d.iter_mut().for_each(|c| *c = NONE);
+        }
+        self.sparse.clear();
+    }
+}

@@ -1,0 +1,71 @@
+//! Algorithm 2 of [CORE] (reference §6.5): enumerates the complex events below a
+//! tECS node that start inside the window, with output-linear delay.
+//!
+//! The stack holds (node, partial data list) pairs; the data list is a persistent
+//! cons-list in a scratch vector, so pushing is O(1). Because the stack is LIFO, no
+//! remaining entry refers to a cons cell created after it was pushed, so the cells
+//! are truncated on every pop: the scratch space is bounded by the DAG depth, not by
+//! the size of the output.
+
+use crate::output::MatchBuffer;
+use crate::tecs::{Arena, Item, NodeKind, NodeRef};
+
+const NIL: u32 = u32::MAX;
+
+/// Reusable enumeration buffers.
+#[derive(Default)]
+pub struct Enumerator {
+    /// (node, head of its data list, cons length when pushed).
+    stack: Vec<(NodeRef, u32, u32)>,
+    /// Cons cells: (position, next cell).
+    cons: Vec<(u64, u32)>,
+}
+
+impl Enumerator {
+    /// Appends to `out` the complex events `([start, end], D)` of `root` with
+    /// `w(start) ≥ tau`, at most `budget` of them; returns how many were appended.
+    pub fn enumerate(&mut self, arena: &Arena, root: Item, end: u64, tau: i64, budget: u64, out: &mut MatchBuffer) -> u64 {
+        if root.max < tau || budget == 0 {
+            return 0;
+        }
+        self.stack.clear();
+        self.cons.clear();
+        self.stack.push((root.node, NIL, 0));
+        let mut emitted = 0;
+        while let Some((mut m, mut p, cons_len)) = self.stack.pop() {
+            self.cons.truncate(cons_len as usize);
+            loop {
+                let node = arena.get(m);
+                match m.kind() {
+                    NodeKind::Bottom => {
+                        out.begin(node.a, end);
+                        let mut cell = p;
+                        while cell != NIL {
+                            let (pos, next) = self.cons[cell as usize];
+                            out.push_position(pos);
+                            cell = next;
+                        }
+                        out.finish();
+                        emitted += 1;
+                        if emitted == budget {
+                            return emitted;
+                        }
+                        break;
+                    }
+                    NodeKind::Output => {
+                        self.cons.push((node.a, p));
+                        p = (self.cons.len() - 1) as u32;
+                        m = NodeRef(node.b);
+                    }
+                    NodeKind::Union => {
+                        if node.c as i64 >= tau {
+                            self.stack.push((NodeRef(node.b), p, self.cons.len() as u32));
+                        }
+                        m = NodeRef(node.a);
+                    }
+                }
+            }
+        }
+        emitted
+    }
+}

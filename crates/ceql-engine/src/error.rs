@@ -1,0 +1,78 @@
+//! Errors of the engine: compile-time diagnostics and per-event data errors.
+
+use ceql_syntax::Diagnostic;
+use std::fmt;
+
+/// A query that failed to compile: the first error diagnostic, with the text it
+/// points into so that it can be rendered with its caret snippet.
+#[derive(Clone, Debug)]
+pub struct CompileError {
+    /// The diagnostic (code, message, span, label).
+    pub diagnostic: Diagnostic,
+    /// The text the span points into (the query, or the schema text).
+    pub source: String,
+    /// Name of that text in the rendering (`query` or `schema`).
+    pub origin: &'static str,
+}
+
+impl CompileError {
+    /// Wraps a diagnostic about `source`.
+    pub fn new(diagnostic: Diagnostic, source: &str, origin: &'static str) -> Self {
+        CompileError { diagnostic, source: source.to_string(), origin }
+    }
+
+    /// The error code (`E0100`, ...).
+    pub fn code(&self) -> &'static str {
+        self.diagnostic.code
+    }
+
+    /// 1-based line, column and exclusive end column of the primary span.
+    pub fn location(&self) -> ceql_syntax::Location {
+        self.diagnostic.location(&self.source)
+    }
+
+    /// The full rendering with caret snippet (reference §4).
+    pub fn render(&self) -> String {
+        self.diagnostic.render(&self.source, self.origin)
+    }
+}
+
+impl fmt::Display for CompileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render())
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+/// A malformed event: the engine rejects it and names the position and the field.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventError {
+    /// Position of the event in the input (0-based).
+    pub position: u64,
+    /// The offending field (`type`, `stream`, an attribute, or the time field).
+    pub field: String,
+    /// Event type of the event, when known.
+    pub event_type: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl EventError {
+    /// A new error about `field` of the event at `position`.
+    pub fn new(position: u64, field: impl Into<String>, event_type: Option<&str>, message: impl Into<String>) -> Self {
+        EventError { position, field: field.into(), event_type: event_type.map(str::to_string), message: message.into() }
+    }
+}
+
+impl fmt::Display for EventError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "event at position {}", self.position)?;
+        if let Some(t) = &self.event_type {
+            write!(f, " (type `{t}`)")?;
+        }
+        write!(f, ", field `{}`: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for EventError {}

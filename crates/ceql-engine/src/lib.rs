@@ -1,0 +1,46 @@
+//! # ceql-engine
+//!
+//! The CORE complex event recognition algorithm ([CORE]: Bucchi, Grez, Quintana,
+//! Riveros, Vansummeren) for CEQL queries, usable without Python:
+//!
+//! 1. [`CompiledQuery::compile`] parses (via `ceql-syntax`), runs the static checks
+//!    of the reference (§4) and builds the complex event automaton (§5.4).
+//! 2. A [`Runtime`] evaluates it on an unbounded stream: lazy I/O-determinization
+//!    with a bounded cache (§5.6), the tECS with constant time per event (§6), and
+//!    output-linear-delay enumeration into a reusable [`MatchBuffer`].
+//!
+//! ```
+//! use ceql_engine::{CompiledQuery, CompileOptions, MatchBuffer, Runtime, RuntimeOptions, ValueRef};
+//! use std::sync::Arc;
+//!
+//! let q = CompiledQuery::compile("SELECT * FROM S WHERE A ; B+ ; C WITHIN 10 EVENTS", None, CompileOptions::default()).unwrap();
+//! let mut rt = Runtime::new(Arc::new(q), RuntimeOptions::default());
+//! let mut out = MatchBuffer::new();
+//! for t in ["A", "B", "B", "C"] {
+//!     rt.push(None, t, &[], &mut out).unwrap();
+//! }
+//! let found: Vec<Vec<u64>> = out.iter().map(|m| m.positions.to_vec()).collect();
+//! assert_eq!(found, vec![vec![0, 1, 2, 3], vec![0, 1, 3], vec![0, 2, 3]]);
+//! ```
+#![warn(missing_docs)]
+
+pub mod analyze;
+pub mod bitset;
+pub mod cea;
+pub mod det;
+pub mod enumerate;
+pub mod error;
+pub mod output;
+pub mod predicate;
+pub mod query;
+pub mod runtime;
+pub mod schema;
+pub mod tecs;
+pub mod value;
+
+pub use det::CacheConfig;
+pub use error::{CompileError, EventError};
+pub use output::{MatchBuffer, MatchRef};
+pub use query::{CompileOptions, CompiledQuery};
+pub use runtime::{LatePolicy, Runtime, RuntimeOptions, RuntimeStats, Statistics, Target};
+pub use value::{Value, ValueRef};

@@ -1,0 +1,83 @@
+//! The reusable output buffer: complex events in columnar form (Arrow-friendly:
+//! start, end and a list column of positions via offsets).
+
+/// Complex events `([start, end], positions)`, appended in order of `end`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MatchBuffer {
+    /// First position of each complex event's interval.
+    pub starts: Vec<u64>,
+    /// Last position (the position at which it was reported).
+    pub ends: Vec<u64>,
+    /// `positions[offsets[i]..offsets[i + 1]]` are the data positions of event `i`,
+    /// ascending. Always starts with 0.
+    pub offsets: Vec<u64>,
+    /// Concatenated data positions.
+    pub positions: Vec<u64>,
+}
+
+/// One complex event borrowed from a [`MatchBuffer`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatchRef<'a> {
+    /// Interval start.
+    pub start: u64,
+    /// Interval end.
+    pub end: u64,
+    /// Data positions, ascending.
+    pub positions: &'a [u64],
+}
+
+impl MatchBuffer {
+    /// An empty buffer.
+    pub fn new() -> Self {
+        MatchBuffer { starts: Vec::new(), ends: Vec::new(), offsets: vec![0], positions: Vec::new() }
+    }
+
+    /// Number of complex events.
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// True if empty.
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    /// Removes every complex event, keeping the allocations.
+    pub fn clear(&mut self) {
+        self.starts.clear();
+        self.ends.clear();
+        self.offsets.clear();
+        self.offsets.push(0);
+        self.positions.clear();
+    }
+
+    /// The `i`-th complex event.
+    pub fn get(&self, i: usize) -> MatchRef<'_> {
+        let (a, b) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
+        MatchRef { start: self.starts[i], end: self.ends[i], positions: &self.positions[a..b] }
+    }
+
+    /// All complex events in order.
+    pub fn iter(&self) -> impl Iterator<Item = MatchRef<'_>> {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    #[inline]
+    pub(crate) fn begin(&mut self, start: u64, end: u64) {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        self.starts.push(start);
+        self.ends.push(end);
+    }
+
+    #[inline]
+    pub(crate) fn push_position(&mut self, p: u64) {
+        self.positions.push(p);
+    }
+
+    #[inline]
+    pub(crate) fn finish(&mut self) {
+        self.offsets.push(self.positions.len() as u64);
+    }
+}

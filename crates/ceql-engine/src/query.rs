@@ -1,0 +1,187 @@
+//! Compilation pipeline (reference §5): text → AST → checks → CEA with the
+//! predicates interned per type. A [`CompiledQuery`] is immutable and can be shared
+//! by any number of evaluations ([`crate::Runtime`]).
+
+use crate::analyze::{analyze, CheckOptions, Plan, WindowPlan};
+use crate::cea::{build_cea, Cea};
+use crate::error::CompileError;
+use crate::predicate::{AttrSlot, PredIr};
+use crate::schema::TypeId;
+use crate::value::AttrType;
+use crate::analyze::validate_declarations;
+use ceql_syntax::ast::ConsumePolicy;
+use ceql_syntax::Diagnostic;
+use std::sync::Arc;
+
+/// Options of [`CompiledQuery::compile`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CompileOptions {
+    /// Evaluate `NEXT/LAST/MAX/STRICT` as `ALL` (warning `W0404`), like CORE C++.
+    pub compat_ignore_strategy: bool,
+}
+
+/// How the key of one `PARTITION BY` group is read for events of one type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeySource {
+    /// Declared schema: this slot (declared with this type).
+    Declared(AttrSlot, AttrType),
+    /// Declared schema: the type declares none of the group's attributes (no key).
+    Missing,
+    /// Open schema: the first of these slots present in the event.
+    FirstPresent(Vec<AttrSlot>),
+}
+
+/// A compiled query.
+#[derive(Clone, Debug)]
+pub struct CompiledQuery {
+    /// The query text as given.
+    pub text: String,
+    /// The schema text, if one was given separately.
+    pub schema_text: Option<String>,
+    /// Checked and resolved query.
+    pub plan: Plan,
+    /// Its automaton.
+    pub cea: Arc<Cea>,
+    /// `preds[t]`: the predicates of type `t`, in bit order.
+    pub preds: Vec<Vec<PredIr>>,
+    /// Attribute names the evaluation reads, indexed by slot.
+    pub attributes: Vec<String>,
+    /// Per type: attributes the type declares and the query reads (validated on
+    /// ingestion with a declared schema).
+    pub declared_reads: Vec<Vec<(AttrSlot, AttrType)>>,
+    /// Per type, per `PARTITION BY` group: where the key comes from. The last entry
+    /// is for events of types the query does not name.
+    pub keys: Vec<Vec<KeySource>>,
+    /// Slot of the `WITHIN n [a]` attribute.
+    pub window_slot: Option<AttrSlot>,
+    /// Per type: slot of its `primary_time` attribute.
+    pub primary_time: Vec<Option<AttrSlot>>,
+    /// Stable hash of the query text, schema and options (checked by snapshots).
+    pub fingerprint: u64,
+}
+
+impl CompiledQuery {
+    /// Compiles `text` (optionally preceded by `CREATE STREAM` declarations) against
+    /// the declarations in `schema`, if any.
+    pub fn compile(text: &str, schema: Option<&str>, options: CompileOptions) -> Result<CompiledQuery, CompileError> {
+        let parsed = ceql_syntax::parse_query_text(text).map_err(|d| CompileError::new(d, text, "query"))?;
+        let mut decls = Vec::new();
+        if let Some(s) = schema {
+            decls = ceql_syntax::parse_schema(s).map_err(|d| CompileError::new(d, s, "schema"))?;
+            // Errors inside the schema text are reported against it.
+            validate_declarations(&decls).map_err(|d| CompileError::new(d, s, "schema"))?;
+        }
+        decls.extend(parsed.streams.iter().cloned());
+        let opts = CheckOptions { compat_ignore_strategy: options.compat_ignore_strategy };
+        let plan = analyze(&parsed.query, &decls, opts).map_err(|d| CompileError::new(d, text, "query"))?;
+        let (cea, mut table) =
+            build_cea(&plan.pattern, &plan.schema, &plan.projection).map_err(|d| CompileError::new(d, text, "query"))?;
+        let schema_def = &plan.schema;
+        // Attribute layout: predicate attributes, then partition keys and the window.
+        let keys: Vec<Vec<KeySource>> = schema_def
+            .types
+            .iter()
+            .map(|td| {
+                plan.partition_by
+                    .iter()
+                    .map(|group| {
+                        if schema_def.declared {
+                            group
+                                .iter()
+                                .find_map(|a| td.attr_type(a).map(|ty| KeySource::Declared(table.slot(a), ty)))
+                                .unwrap_or(KeySource::Missing)
+                        } else {
+                            KeySource::FirstPresent(group.iter().map(|a| table.slot(a)).collect())
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        // Types the query does not name: keyed by present attributes without a
+        // declaration (they still belong to a substream and can break `:`), never
+        // keyed with one.
+        let other_keys = plan
+            .partition_by
+            .iter()
+            .map(|group| {
+                if schema_def.declared {
+                    KeySource::Missing
+                } else {
+                    KeySource::FirstPresent(group.iter().map(|a| table.slot(a)).collect())
+                }
+            })
+            .collect();
+        let mut keys = keys;
+        keys.push(other_keys);
+        let window_slot = match &plan.window {
+            WindowPlan::Attribute { attr, .. } => Some(table.slot(attr)),
+            _ => None,
+        };
+        let primary_time: Vec<Option<AttrSlot>> =
+            schema_def.types.iter().map(|td| td.primary_time.map(|i| table.slot(&td.attrs[i].0))).collect();
+        let declared_reads = schema_def
+            .types
+            .iter()
+            .map(|td| {
+                td.attrs
+                    .iter()
+                    .filter_map(|(n, ty)| table.attributes.iter().position(|a| a == n).map(|s| (s as AttrSlot, *ty)))
+                    .collect()
+            })
+            .collect();
+        Ok(CompiledQuery {
+            text: text.to_string(),
+            schema_text: schema.map(str::to_string),
+            fingerprint: fingerprint(text, schema.unwrap_or(""), options),
+            plan,
+            cea: Arc::new(cea),
+            preds: std::mem::take(&mut table.per_type),
+            attributes: table.attributes,
+            declared_reads,
+            keys,
+            window_slot,
+            primary_time,
+        })
+    }
+
+    /// Warnings collected by the checks.
+    pub fn warnings(&self) -> &[Diagnostic] {
+        &self.plan.warnings
+    }
+
+    /// Number of predicates of each type.
+    pub fn preds_per_type(&self) -> Vec<usize> {
+        self.preds.iter().map(Vec::len).collect()
+    }
+
+    /// The `CONSUME BY` policy.
+    pub fn consume(&self) -> ConsumePolicy {
+        self.plan.consume
+    }
+
+    /// Whether the query has `PARTITION BY`.
+    pub fn is_partitioned(&self) -> bool {
+        !self.plan.partition_by.is_empty()
+    }
+
+    /// Key sources of events of type `ty` (`OTHER_TYPE` included).
+    pub fn key_sources(&self, ty: TypeId) -> &[KeySource] {
+        let i = if ty == crate::det::OTHER_TYPE { self.keys.len() - 1 } else { ty as usize };
+        &self.keys[i]
+    }
+
+    /// Display name of a type.
+    pub fn type_name(&self, t: TypeId) -> String {
+        self.plan.schema.type_display(t)
+    }
+}
+
+/// FNV-1a over the inputs that determine the automaton.
+fn fingerprint(text: &str, schema: &str, options: CompileOptions) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in text.bytes().chain([0u8]).chain(schema.bytes()).chain([options.compat_ignore_strategy as u8]) {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h
+}

@@ -1,0 +1,226 @@
+//! Per-event ingestion: which `S>T` an event is, its window coordinate, its
+//! partition key and its predicate bits (its class). Nothing here changes the
+//! evaluation state, so an event rejected with an error leaves the runtime as if it
+//! had never been pushed.
+
+use super::{LatePolicy, Runtime};
+use crate::analyze::WindowPlan;
+use crate::bitset;
+use crate::det::OTHER_TYPE;
+use crate::predicate::{eval_pred, AttrSlot, Row};
+use crate::query::KeySource;
+use crate::schema::TypeId;
+use crate::value::{AttrType, ValueRef};
+
+/// What an event is to the query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// The event belongs to a stream outside `FROM`: it keeps its position but is
+    /// not part of the query's input sequence.
+    Skip,
+    /// An event type of the query ([`OTHER_TYPE`] for types the query does not name:
+    /// they occupy their position and can break contiguity).
+    Type(TypeId),
+}
+
+/// Why an event is not processed further.
+pub(super) enum Outcome {
+    /// Process it with this coordinate.
+    Accept(i64),
+    /// Dropped as late (§3.7); counted.
+    Late,
+}
+
+impl Runtime {
+    /// Resolves the stream and type names of an event. The error is a
+    /// (field, message) pair; the caller adds the position.
+    pub fn resolve_target(&self, stream: Option<&str>, event_type: &str) -> Result<Target, (&'static str, String)> {
+        let schema = &self.query.plan.schema;
+        let implicit = !schema.declared && schema.streams.len() == 1 && schema.streams[0].name.is_empty();
+        let sid = match stream {
+            _ if implicit => 0,
+            Some(s) => match schema.stream_id(s) {
+                Some(id) => id,
+                None => return Ok(Target::Skip),
+            },
+            None if schema.streams.len() == 1 => 0,
+            None => {
+                // Several FROM streams: with declarations the type may name its stream.
+                let candidates: Vec<u32> = schema.types_named(event_type).iter().map(|&t| schema.types[t as usize].stream).collect();
+                match candidates.as_slice() {
+                    [one] if schema.declared => *one,
+                    _ => {
+                        let names: Vec<&str> = schema.streams.iter().map(|s| s.name.as_str()).collect();
+                        return Err((
+                            "stream",
+                            format!("the query reads several streams ({}); the event must name its stream", names.join(", ")),
+                        ));
+                    }
+                }
+            }
+        };
+        Ok(Target::Type(schema.type_id(sid, event_type).unwrap_or(OTHER_TYPE)))
+    }
+
+    /// The window coordinate `w(j)` of an event (§3.7, §6.1), or whether it is late.
+    pub(super) fn coordinate<R: Row + ?Sized>(&mut self, ty: TypeId, row: &R, position: u64) -> Result<Outcome, (String, String)> {
+        match &self.query.plan.window {
+            WindowPlan::Unbounded | WindowPlan::Events(_) => Ok(Outcome::Accept(position as i64)),
+            WindowPlan::Attribute { attr, .. } => {
+                let slot = self.query.window_slot.expect("attribute windows have a slot");
+                let w = match row.get(slot) {
+                    ValueRef::Absent | ValueRef::Null => return Ok(Outcome::Late),
+                    ValueRef::Int(v) | ValueRef::Timestamp(v) => v,
+                    other => {
+                        return Err((
+                            attr.clone(),
+                            format!("window attribute must be an integer, found {}", crate::predicate::describe_value(other)),
+                        ))
+                    }
+                };
+                Ok(if w < self.max_w { Outcome::Late } else { Outcome::Accept(w) })
+            }
+            WindowPlan::Duration(_) => {
+                let source = if ty == OTHER_TYPE { None } else { self.query.primary_time[ty as usize] };
+                let (slot, factor, name) = match (source, self.time_slot) {
+                    (Some(s), _) => (Some(s), 1, self.layout[s as usize].clone()),
+                    (None, Some(s)) => (Some(s), self.options.time_unit_nanos, self.layout[s as usize].clone()),
+                    (None, None) => (None, 1, String::new()),
+                };
+                let w = match slot {
+                    None => self.wall_clock(),
+                    Some(s) => match row.get(s) {
+                        ValueRef::Int(v) => v.saturating_mul(factor),
+                        ValueRef::Float(f) if f.is_finite() => (f * factor as f64) as i64,
+                        ValueRef::Timestamp(ns) => ns,
+                        ValueRef::Absent | ValueRef::Null => {
+                            return Err((name, "missing time stamp: a time window needs one on every event".into()))
+                        }
+                        other => {
+                            return Err((name, format!("time stamp must be a number or a timestamp, found {}", crate::predicate::describe_value(other))))
+                        }
+                    },
+                };
+                if w < self.max_w {
+                    return match self.options.late_time_stamps {
+                        LatePolicy::Drop => Ok(Outcome::Late),
+                        LatePolicy::Error => Err((
+                            name,
+                            format!("time went backwards ({w} ns after {} ns); events must be ordered by time", self.max_w),
+                        )),
+                    };
+                }
+                Ok(Outcome::Accept(w))
+            }
+        }
+    }
+
+    fn wall_clock(&mut self) -> i64 {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos().min(i64::MAX as u128) as i64);
+        now.max(self.max_w)
+    }
+
+    /// Encodes the partition key of an event into `self.key_buf`; false when the
+    /// event has no key (§3.8).
+    pub(super) fn encode_key<R: Row + ?Sized>(&mut self, ty: TypeId, row: &R) -> bool {
+        self.key_buf.clear();
+        for source in self.query.key_sources(ty) {
+            let (value, declared) = match source {
+                KeySource::Missing => return false,
+                KeySource::Declared(slot, t) => (row.get(*slot), Some(*t)),
+                KeySource::FirstPresent(slots) => {
+                    match slots.iter().map(|&s| row.get(s)).find(|v| !matches!(v, ValueRef::Absent)) {
+                        Some(v) => (v, None),
+                        None => return false,
+                    }
+                }
+            };
+            if !encode_value(&mut self.key_buf, value, declared) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Evaluates the predicates of type `ty` into `self.bits`, after checking the
+    /// declared types of the attributes read. Errors are (attribute, message).
+    pub(super) fn predicate_bits<R: Row + ?Sized>(&mut self, ty: TypeId, row: &R) -> Result<usize, (String, String)> {
+        let words = self.cache.classes.words_of(ty);
+        self.bits.clear();
+        self.bits.resize(words, 0);
+        if ty == OTHER_TYPE {
+            return Ok(words);
+        }
+        for &(slot, declared) in &self.query.declared_reads[ty as usize] {
+            let v = row.get(slot);
+            if !fits_declared(v, declared) {
+                return Err((
+                    self.layout[slot as usize].clone(),
+                    format!("declared as {declared}, found {}", crate::predicate::describe_value(v)),
+                ));
+            }
+        }
+        for (b, p) in self.query.preds[ty as usize].iter().enumerate() {
+            match eval_pred(p, row) {
+                Ok(Some(true)) => bitset::set(&mut self.bits, b),
+                Ok(_) => {}
+                Err(m) => {
+                    let field = m.slot.map_or_else(|| "filter".to_string(), |s: AttrSlot| self.layout[s as usize].clone());
+                    return Err((field, m.message));
+                }
+            }
+        }
+        Ok(words)
+    }
+}
+
+/// Whether a supplied value fits a declared type (an int fits a double).
+fn fits_declared(v: ValueRef<'_>, t: AttrType) -> bool {
+    matches!(
+        (t, v),
+        (_, ValueRef::Absent | ValueRef::Null)
+            | (AttrType::Int, ValueRef::Int(_))
+            | (AttrType::Double, ValueRef::Int(_) | ValueRef::Float(_))
+            | (AttrType::String, ValueRef::Str(_))
+            | (AttrType::Boolean, ValueRef::Bool(_))
+            | (AttrType::PrimaryTime, ValueRef::Int(_) | ValueRef::Timestamp(_))
+    )
+}
+
+/// Appends one key component; false for NULL. Components of different types never
+/// compare equal (`int 1` ≠ `double 1.0`, §3.8); doubles are compared by bit pattern
+/// after mapping `-0.0` to `0.0`.
+fn encode_value(buf: &mut Vec<u8>, v: ValueRef<'_>, declared: Option<AttrType>) -> bool {
+    let v = match (declared, v) {
+        (Some(AttrType::Double), ValueRef::Int(i)) => ValueRef::Float(i as f64),
+        _ => v,
+    };
+    match v {
+        ValueRef::Absent | ValueRef::Null => return false,
+        ValueRef::Int(i) => {
+            buf.push(1);
+            buf.extend_from_slice(&i.to_le_bytes());
+        }
+        ValueRef::Float(f) => {
+            let f = if f == 0.0 { 0.0 } else { f };
+            buf.push(2);
+            buf.extend_from_slice(&f.to_bits().to_le_bytes());
+        }
+        ValueRef::Str(s) => {
+            buf.push(3);
+            buf.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            buf.extend_from_slice(s.as_bytes());
+        }
+        ValueRef::Bool(b) => {
+            buf.push(4);
+            buf.push(b as u8);
+        }
+        ValueRef::Timestamp(t) => {
+            buf.push(5);
+            buf.extend_from_slice(&t.to_le_bytes());
+        }
+    }
+    true
+}

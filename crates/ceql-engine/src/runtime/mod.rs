@@ -1,0 +1,344 @@
+//! The evaluator: Algorithm 1 of [CORE] over the lazily determinized CEA, with
+//! partitions, windows, consumption and limits (reference §6).
+
+mod ingest;
+mod partition;
+mod step;
+
+pub use ingest::Target;
+pub use partition::{Entry, Partition, PartitionId, Partitions};
+
+use crate::analyze::WindowPlan;
+use crate::det::{CacheConfig, CacheStats, DetCache};
+use crate::enumerate::Enumerator;
+use crate::error::EventError;
+use crate::output::MatchBuffer;
+use crate::predicate::{AttrSlot, Row};
+use crate::query::CompiledQuery;
+use crate::tecs::{Arena, UnionList};
+use ingest::Outcome;
+use std::sync::Arc;
+
+/// What to do with an event whose time stamp is smaller than an earlier one, under
+/// a duration window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LatePolicy {
+    /// Reject it with an [`EventError`] (default: input must be in time order).
+    #[default]
+    Error,
+    /// Drop it and count it, as reference §3.7 does for attribute windows.
+    Drop,
+}
+
+/// Options of one evaluation.
+#[derive(Clone, Debug)]
+pub struct RuntimeOptions {
+    /// Attribute holding the event time stamp (reference §1.4), for duration windows
+    /// when the event type declares no `primary_time`.
+    pub time_field: Option<String>,
+    /// Nanoseconds per unit of a numeric `time_field` value (1 for ns, 10^9 for s).
+    pub time_unit_nanos: i64,
+    /// Out-of-order time stamps under a duration window.
+    pub late_time_stamps: LatePolicy,
+    /// Enumerate complex events (off: only update, for benchmarks; consumption still works).
+    pub enumerate: bool,
+    /// Determinization cache budget.
+    pub cache: CacheConfig,
+}
+
+impl Default for RuntimeOptions {
+    fn default() -> Self {
+        RuntimeOptions {
+            time_field: None,
+            time_unit_nanos: 1,
+            late_time_stamps: LatePolicy::Error,
+            enumerate: true,
+            cache: CacheConfig::default(),
+        }
+    }
+}
+
+/// Counters of one evaluation.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct RuntimeStats {
+    /// Events pushed (every position).
+    pub events: u64,
+    /// Events that reached a partition.
+    pub accepted: u64,
+    /// Complex events emitted.
+    pub matches: u64,
+    /// Events dropped as late (time-based windows).
+    pub late: u64,
+    /// Events without a partition key.
+    pub no_key: u64,
+    /// Events of streams outside `FROM`.
+    pub skipped: u64,
+    /// Partitions created.
+    pub partitions_created: u64,
+}
+
+/// A snapshot of the counters and sizes of an evaluation.
+#[derive(Clone, Copy, Debug)]
+pub struct Statistics {
+    /// Event counters.
+    pub runtime: RuntimeStats,
+    /// Determinization cache counters.
+    pub cache: CacheStats,
+    /// Det-states currently interned.
+    pub det_states: usize,
+    /// Bytes held by the determinization cache.
+    pub cache_bytes: usize,
+    /// Live partitions.
+    pub partitions: usize,
+    /// tECS nodes currently stored.
+    pub live_nodes: u64,
+    /// Bytes held by the node arena.
+    pub arena_bytes: usize,
+}
+
+/// One evaluation of a compiled query over an unbounded input.
+pub struct Runtime {
+    pub(crate) query: Arc<CompiledQuery>,
+    pub(crate) options: RuntimeOptions,
+    /// Attribute names read per event, indexed by slot.
+    pub(crate) layout: Vec<String>,
+    pub(crate) time_slot: Option<AttrSlot>,
+    pub(crate) cache: DetCache,
+    pub(crate) arena: Arena,
+    pub(crate) partitions: Partitions,
+    pub(crate) enumerator: Enumerator,
+    /// Recycled union-list buffers.
+    pub(crate) pool: Vec<UnionList>,
+    /// The `T'` being built (buffer swapped with the partition's table).
+    pub(crate) next_table: Vec<Entry>,
+    /// `slot_of[det]` = index in `next_table` when `stamp_of[det] == stamp`.
+    pub(crate) slot_of: Vec<u32>,
+    pub(crate) stamp_of: Vec<u32>,
+    pub(crate) stamp: u32,
+    pub(crate) bits: Vec<u64>,
+    pub(crate) key_buf: Vec<u8>,
+    /// Next position.
+    pub(crate) position: u64,
+    /// Largest window coordinate accepted so far (`max_w_seen`).
+    pub(crate) max_w: i64,
+    /// Global `CONSUME BY ANY` epoch.
+    pub(crate) reset_epoch: u64,
+    pub(crate) stats: RuntimeStats,
+    /// Time-based windows: the first position of each distinct coordinate still
+    /// inside the window (for [`Runtime::horizon`]).
+    pub(crate) coordinate_marks: std::collections::VecDeque<(i64, u64)>,
+}
+
+impl Runtime {
+    /// A fresh evaluation of `query`.
+    pub fn new(query: Arc<CompiledQuery>, options: RuntimeOptions) -> Runtime {
+        let mut layout = query.attributes.clone();
+        let time_slot = match (&query.plan.window, &options.time_field) {
+            (WindowPlan::Duration(_), Some(f)) => Some(match layout.iter().position(|a| a == f) {
+                Some(i) => i as AttrSlot,
+                None => {
+                    layout.push(f.clone());
+                    (layout.len() - 1) as AttrSlot
+                }
+            }),
+            _ => None,
+        };
+        let cache = DetCache::new(query.cea.clone(), &query.preds_per_type(), options.cache);
+        let partitions = Partitions::new(query.is_partitioned());
+        Runtime {
+            layout,
+            time_slot,
+            cache,
+            arena: Arena::new(),
+            partitions,
+            enumerator: Enumerator::default(),
+            pool: Vec::new(),
+            next_table: Vec::new(),
+            slot_of: Vec::new(),
+            stamp_of: Vec::new(),
+            stamp: 0,
+            bits: Vec::new(),
+            key_buf: Vec::new(),
+            position: 0,
+            max_w: i64::MIN,
+            reset_epoch: 0,
+            stats: RuntimeStats::default(),
+            coordinate_marks: std::collections::VecDeque::new(),
+            options,
+            query,
+        }
+    }
+
+    /// The compiled query.
+    pub fn query(&self) -> &Arc<CompiledQuery> {
+        &self.query
+    }
+
+    /// Attribute names to supply with each event, in slot order (the `values` of
+    /// [`Runtime::push`]). Includes the time field when a duration window uses it.
+    pub fn attribute_names(&self) -> &[String] {
+        &self.layout
+    }
+
+    /// Position the next event will get.
+    pub fn next_position(&self) -> u64 {
+        self.position
+    }
+
+    /// Options of this evaluation.
+    pub fn options(&self) -> &RuntimeOptions {
+        &self.options
+    }
+
+    /// Pushes one event: `values[i]` is the value of `attribute_names()[i]`.
+    /// Complex events ending at this event are appended to `out`.
+    pub fn push(
+        &mut self,
+        stream: Option<&str>,
+        event_type: &str,
+        values: &[crate::value::ValueRef<'_>],
+        out: &mut MatchBuffer,
+    ) -> Result<(), EventError> {
+        let target = self.resolve_target(stream, event_type).map_err(|(field, msg)| {
+            EventError::new(self.position, field, Some(event_type), msg)
+        })?;
+        self.push_target(target, values, out).map_err(|mut e| {
+            e.event_type = Some(event_type.to_string());
+            e
+        })
+    }
+
+    /// Pushes one event whose target was resolved with [`Runtime::resolve_target`]
+    /// (lets columnar input resolve each distinct type name once).
+    pub fn push_target<R: Row + ?Sized>(&mut self, target: Target, row: &R, out: &mut MatchBuffer) -> Result<(), EventError> {
+        let position = self.position;
+        let ty = match target {
+            Target::Skip => {
+                self.position += 1;
+                self.stats.events += 1;
+                self.stats.skipped += 1;
+                if matches!(self.query.plan.window, WindowPlan::Events(_) | WindowPlan::Unbounded) {
+                    self.max_w = position as i64;
+                }
+                self.reclaim();
+                return Ok(());
+            }
+            Target::Type(t) => t,
+        };
+        let type_name = |rt: &Runtime| (ty != crate::det::OTHER_TYPE).then(|| rt.query.type_name(ty));
+        let w = match self.coordinate(ty, row, position) {
+            Ok(Outcome::Accept(w)) => w,
+            Ok(Outcome::Late) => {
+                self.position += 1;
+                self.stats.events += 1;
+                self.stats.late += 1;
+                return Ok(());
+            }
+            Err((field, msg)) => return Err(EventError::new(position, field, type_name(self).as_deref(), msg)),
+        };
+        if !self.encode_key(ty, row) {
+            self.position += 1;
+            self.stats.events += 1;
+            self.stats.no_key += 1;
+            self.max_w = self.max_w.max(w);
+            self.reclaim();
+            return Ok(());
+        }
+        // Clear the determinization cache between events when it is over budget
+        // (class ids are computed next and only live for this event).
+        if self.cache.over_budget() {
+            self.clear_cache();
+        }
+        let words = self
+            .predicate_bits(ty, row)
+            .map_err(|(field, msg)| EventError::new(position, field, type_name(self).as_deref(), msg))?;
+        let class = self.cache.class_of(ty, &self.bits[..words]);
+        // Committed: the event is accepted.
+        self.position += 1;
+        self.stats.events += 1;
+        self.stats.accepted += 1;
+        self.max_w = self.max_w.max(w);
+        if self.query.plan.window.is_time_based() && self.coordinate_marks.back().is_none_or(|&(last, _)| last < w) {
+            self.coordinate_marks.push_back((w, position));
+        }
+        let start = out.len();
+        self.on_event(class, position, w, out);
+        self.stats.matches += (out.len() - start) as u64;
+        self.reclaim();
+        Ok(())
+    }
+
+    /// The threshold `τ` for the current coordinate: starts with `w < τ` are outside
+    /// the window from now on.
+    #[inline]
+    pub(crate) fn threshold(&self, w: i64) -> i64 {
+        match self.query.plan.window.epsilon() {
+            None => i64::MIN,
+            Some(eps) => w.saturating_sub(eps),
+        }
+    }
+
+    /// Frees tECS chunks and partitions that can no longer contribute (§6.7).
+    fn reclaim(&mut self) {
+        if self.max_w == i64::MIN {
+            return;
+        }
+        let tau = self.threshold(self.max_w);
+        if tau == i64::MIN {
+            return;
+        }
+        self.arena.expire(tau);
+        self.partitions.evict_idle(tau, &mut self.pool);
+        while self.coordinate_marks.front().is_some_and(|&(w, _)| w < tau) {
+            self.coordinate_marks.pop_front();
+        }
+    }
+
+    /// Clears the determinization cache, keeping the det-states that partitions
+    /// still use (their ids are remapped).
+    fn clear_cache(&mut self) {
+        let epoch = self.reset_epoch;
+        let mut live = Vec::new();
+        for p in self.partitions.iter_mut() {
+            if p.epoch < epoch {
+                // Lazily consumed: drop it now instead of keeping its states.
+                self.pool.extend(p.table.drain(..).map(|e| e.ul));
+                p.epoch = epoch;
+            }
+            live.extend(p.table.iter().map(|e| e.det));
+        }
+        let remap = self.cache.clear(live, self.stats.events);
+        for p in self.partitions.iter_mut() {
+            for e in &mut p.table {
+                e.det = remap[e.det as usize];
+            }
+        }
+        self.slot_of.clear();
+        self.stamp_of.clear();
+    }
+
+    /// Lowest position that a complex event reported in the future can contain:
+    /// a caller that keeps event payloads may forget everything before it.
+    pub fn horizon(&self) -> u64 {
+        match self.query.plan.window {
+            WindowPlan::Unbounded => 0,
+            // A future match ends at j' ≥ position and starts at ≥ j' − n.
+            WindowPlan::Events(n) => self.position.saturating_sub(n as u64),
+            // A future match starts at a coordinate ≥ τ of the current coordinate.
+            _ => self.coordinate_marks.front().map_or(self.position, |&(_, p)| p),
+        }
+    }
+
+    /// Counters and sizes.
+    pub fn statistics(&self) -> Statistics {
+        Statistics {
+            runtime: RuntimeStats { partitions_created: self.partitions.created(), ..self.stats },
+            cache: self.cache.stats(),
+            det_states: self.cache.num_states(),
+            cache_bytes: self.cache.memory_bytes(),
+            partitions: self.partitions.len(),
+            live_nodes: self.arena.live_nodes(),
+            arena_bytes: self.arena.memory_bytes(),
+        }
+    }
+}

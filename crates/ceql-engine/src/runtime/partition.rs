@@ -1,0 +1,212 @@
+//! Partition states (reference §6.5, §6.7, §6.8): one table `T` per `PARTITION BY`
+//! key, found by hashing the encoded key. Partitions are kept in a list ordered by
+//! the window coordinate of their last event, so that the ones whose every partial
+//! match has left the window are dropped from the back in O(1) each.
+
+use crate::det::DetId;
+use crate::tecs::UnionList;
+use std::collections::HashMap;
+
+/// One entry of `T`: an active det-state and its union-list.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    /// The det-state.
+    pub det: DetId,
+    /// Its open complex events.
+    pub ul: UnionList,
+}
+
+/// Index of a partition slot.
+pub type PartitionId = u32;
+const NIL: PartitionId = u32::MAX;
+
+/// The evaluation state of one substream.
+#[derive(Debug, Default)]
+pub struct Partition {
+    /// Encoded key.
+    pub key: Box<[u8]>,
+    /// `T`, in insertion order.
+    pub table: Vec<Entry>,
+    /// Reset epoch the table belongs to (`CONSUME BY ANY` is applied lazily).
+    pub epoch: u64,
+    /// Window coordinate of the partition's last event.
+    pub last_w: i64,
+    prev: PartitionId,
+    next: PartitionId,
+    live: bool,
+}
+
+/// All partitions of one evaluation.
+#[derive(Debug)]
+pub struct Partitions {
+    slots: Vec<Partition>,
+    free: Vec<PartitionId>,
+    index: HashMap<Box<[u8]>, PartitionId, foldhash::fast::RandomState>,
+    /// Most recently touched.
+    head: PartitionId,
+    /// Least recently touched.
+    tail: PartitionId,
+    keyed: bool,
+    created: u64,
+}
+
+impl Partitions {
+    /// A table for a query with (`keyed`) or without `PARTITION BY`. Without it there
+    /// is exactly one partition, id 0, that is never dropped.
+    pub fn new(keyed: bool) -> Self {
+        let mut p = Partitions {
+            slots: Vec::new(),
+            free: Vec::new(),
+            index: HashMap::default(),
+            head: NIL,
+            tail: NIL,
+            keyed,
+            created: 0,
+        };
+        if !keyed {
+            p.slots.push(Partition { prev: NIL, next: NIL, live: true, ..Default::default() });
+            p.created = 1;
+        }
+        p
+    }
+
+    /// The partition of `key` (created empty with `epoch` if new).
+    #[inline]
+    pub fn get_or_create(&mut self, key: &[u8], epoch: u64) -> PartitionId {
+        if !self.keyed {
+            return 0;
+        }
+        if let Some(&id) = self.index.get(key) {
+            return id;
+        }
+        let part = Partition { key: key.into(), table: Vec::new(), epoch, last_w: i64::MIN, prev: NIL, next: NIL, live: true };
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.slots[id as usize] = part;
+                id
+            }
+            None => {
+                self.slots.push(part);
+                (self.slots.len() - 1) as PartitionId
+            }
+        };
+        self.index.insert(key.into(), id);
+        self.created += 1;
+        id
+    }
+
+    /// Mutable access to a partition.
+    #[inline]
+    pub fn get_mut(&mut self, id: PartitionId) -> &mut Partition {
+        &mut self.slots[id as usize]
+    }
+
+    /// Records an event of `id` at coordinate `w` (moves it to the front).
+    pub fn touch(&mut self, id: PartitionId, w: i64) {
+        self.slots[id as usize].last_w = w;
+        if !self.keyed || self.head == id {
+            return;
+        }
+        self.unlink(id);
+        let p = &mut self.slots[id as usize];
+        p.prev = NIL;
+        p.next = self.head;
+        if self.head != NIL {
+            self.slots[self.head as usize].prev = id;
+        }
+        self.head = id;
+        if self.tail == NIL {
+            self.tail = id;
+        }
+    }
+
+    fn unlink(&mut self, id: PartitionId) {
+        let (prev, next) = (self.slots[id as usize].prev, self.slots[id as usize].next);
+        let linked = prev != NIL || next != NIL || self.head == id;
+        if !linked {
+            return;
+        }
+        if prev != NIL {
+            self.slots[prev as usize].next = next;
+        } else {
+            self.head = next;
+        }
+        if next != NIL {
+            self.slots[next as usize].prev = prev;
+        } else {
+            self.tail = prev;
+        }
+        let p = &mut self.slots[id as usize];
+        p.prev = NIL;
+        p.next = NIL;
+    }
+
+    /// Removes a keyed partition, returning its table's buffers to `pool`.
+    pub fn remove(&mut self, id: PartitionId, pool: &mut Vec<UnionList>) {
+        if !self.keyed {
+            return;
+        }
+        self.unlink(id);
+        let p = std::mem::take(&mut self.slots[id as usize]);
+        self.index.remove(&p.key);
+        pool.extend(p.table.into_iter().map(|e| e.ul));
+        self.free.push(id);
+    }
+
+    /// Drops every keyed partition whose last event is below `tau`: all its
+    /// union-lists have expired.
+    pub fn evict_idle(&mut self, tau: i64, pool: &mut Vec<UnionList>) {
+        while self.keyed && self.tail != NIL && self.slots[self.tail as usize].last_w < tau {
+            self.remove(self.tail, pool);
+        }
+    }
+
+    /// Live partitions, in no particular order.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Partition> {
+        self.slots.iter_mut().filter(|p| p.live)
+    }
+
+    /// Live partitions.
+    pub fn iter(&self) -> impl Iterator<Item = &Partition> {
+        self.slots.iter().filter(|p| p.live)
+    }
+
+    /// Number of live partitions.
+    pub fn len(&self) -> usize {
+        if self.keyed {
+            self.index.len()
+        } else {
+            1
+        }
+    }
+
+    /// True if there is none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Partitions created so far.
+    pub fn created(&self) -> u64 {
+        self.created
+    }
+
+    /// Whether partitions are keyed.
+    pub fn keyed(&self) -> bool {
+        self.keyed
+    }
+
+    /// Live partitions from least to most recently touched (snapshot order, so that
+    /// replaying `touch` in this order rebuilds the list).
+    pub fn in_lru_order(&self) -> Vec<&Partition> {
+        if !self.keyed {
+            return vec![&self.slots[0]];
+        }
+        let mut out = Vec::with_capacity(self.index.len());
+        let mut id = self.tail;
+        while id != NIL {
+            out.push(&self.slots[id as usize]);
+            id = self.slots[id as usize].prev;
+        }
+        out
+    }
+}

@@ -1,0 +1,150 @@
+//! The node arena: nodes are allocated in id order in fixed-size chunks, and whole
+//! chunks are dropped once every node in them was created at a window coordinate
+//! below the threshold `τ` (reference §6.7). Such nodes can never be visited again:
+//! a node is created at a coordinate ≥ every start below it, enumeration only enters
+//! nodes with `max ≥ τ`, and `τ` never decreases.
+
+use super::node::{Node, NodeKind, NodeRef};
+use std::collections::VecDeque;
+
+/// Nodes per chunk (128 KiB chunks).
+pub const CHUNK_NODES: usize = 4096;
+const CHUNK_SHIFT: u32 = 12;
+const SPARE_CHUNKS: usize = 4;
+
+/// Chunked node storage addressed by integer ids.
+pub struct Arena {
+    chunks: VecDeque<Box<[Node]>>,
+    /// Largest creation coordinate of the nodes of each chunk.
+    chunk_coord: VecDeque<i64>,
+    /// Id of the first node of `chunks[0]`.
+    base: u64,
+    /// Id of the next node.
+    next: u64,
+    spare: Vec<Box<[Node]>>,
+    /// Creation coordinate of the nodes being allocated (the current event's `w(j)`).
+    coord: i64,
+}
+
+impl Default for Arena {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Arena {
+    /// An empty arena.
+    pub fn new() -> Self {
+        Arena { chunks: VecDeque::new(), chunk_coord: VecDeque::new(), base: 0, next: 0, spare: Vec::new(), coord: i64::MIN }
+    }
+
+    /// Sets the creation coordinate of the nodes allocated next (non-decreasing).
+    #[inline]
+    pub fn set_coordinate(&mut self, w: i64) {
+        debug_assert!(w >= self.coord, "window coordinates are non-decreasing");
+        self.coord = w;
+    }
+
+    #[inline]
+    fn alloc(&mut self, node: Node) -> u64 {
+        let id = self.next;
+        let offset = (id - self.base) as usize;
+        if offset == self.chunks.len() * CHUNK_NODES {
+            let chunk = self.spare.pop().unwrap_or_else(|| vec![Node::default(); CHUNK_NODES].into_boxed_slice());
+            self.chunks.push_back(chunk);
+            self.chunk_coord.push_back(self.coord);
+        }
+        let last = self.chunks.len() - 1;
+        self.chunks[last][offset & (CHUNK_NODES - 1)] = node;
+        self.chunk_coord[last] = self.coord;
+        self.next += 1;
+        id
+    }
+
+    /// The node behind `r`. Debug builds check that it was not reclaimed.
+    #[inline]
+    pub fn get(&self, r: NodeRef) -> &Node {
+        let id = r.id();
+        debug_assert!(id >= self.base, "node {id} was reclaimed (base {})", self.base);
+        debug_assert!(id < self.next, "node {id} does not exist yet");
+        let offset = (id - self.base) as usize;
+        &self.chunks[offset >> CHUNK_SHIFT][offset & (CHUNK_NODES - 1)]
+    }
+
+    /// `new-bottom(i)` with `max = w(i)`.
+    #[inline]
+    pub fn bottom(&mut self, pos: u64, w: i64) -> NodeRef {
+        let id = self.alloc(Node { a: pos, b: 0, c: 0, max: w });
+        NodeRef::new(id, NodeKind::Bottom, 0, 0)
+    }
+
+    /// `extend(next, j)`: an output node at position `j`; `max = max(next)`.
+    #[inline]
+    pub fn output(&mut self, pos: u64, next: NodeRef, next_max: i64) -> NodeRef {
+        let id = self.alloc(Node { a: pos, b: next.0, c: 0, max: next_max });
+        NodeRef::new(id, NodeKind::Output, 0, 0)
+    }
+
+    /// `U(left, right)`, a raw union node; callers keep the tECS invariants.
+    #[inline]
+    pub fn union_node(&mut self, left: NodeRef, left_max: i64, right: NodeRef, right_max: i64) -> NodeRef {
+        debug_assert!(left_max >= right_max, "time-ordered: max(left) ≥ max(right)");
+        let odepth = 1 + left.odepth();
+        debug_assert!(odepth <= 3, "3-bounded");
+        let id = self.alloc(Node { a: left.0, b: right.0, c: right_max as u64, max: left_max });
+        NodeRef::new(id, NodeKind::Union, odepth, right.odepth())
+    }
+
+    /// Frees the leading chunks whose nodes were all created below `tau`. The chunk
+    /// being filled is never freed.
+    pub fn expire(&mut self, tau: i64) {
+        while self.chunks.len() > 1 && self.chunk_coord[0] < tau {
+            let chunk = self.chunks.pop_front().expect("checked non-empty");
+            self.chunk_coord.pop_front();
+            self.base += CHUNK_NODES as u64;
+            if self.spare.len() < SPARE_CHUNKS {
+                self.spare.push(chunk);
+            }
+        }
+    }
+
+    /// Nodes currently stored (live chunks).
+    pub fn live_nodes(&self) -> u64 {
+        self.next - self.base
+    }
+
+    /// Nodes ever allocated.
+    pub fn allocated(&self) -> u64 {
+        self.next
+    }
+
+    /// Heap bytes held by chunks (live and spare).
+    pub fn memory_bytes(&self) -> usize {
+        (self.chunks.len() + self.spare.len()) * CHUNK_NODES * std::mem::size_of::<Node>()
+    }
+
+    /// The live nodes, for snapshots: (first id, nodes in id order).
+    pub fn export(&self) -> (u64, Vec<Node>) {
+        let mut nodes = Vec::with_capacity((self.next - self.base) as usize);
+        for (i, c) in self.chunks.iter().enumerate() {
+            let start = self.base + (i * CHUNK_NODES) as u64;
+            let n = ((self.next - start) as usize).min(CHUNK_NODES);
+            nodes.extend_from_slice(&c[..n]);
+        }
+        (self.base, nodes)
+    }
+
+    /// Rebuilds an arena from [`Arena::export`] output. `coord` is the creation
+    /// coordinate recorded for every restored chunk.
+    pub fn import(base: u64, nodes: &[Node], coord: i64) -> Arena {
+        let mut a = Arena::new();
+        debug_assert_eq!(base % CHUNK_NODES as u64, 0);
+        a.base = base;
+        a.next = base;
+        a.coord = coord;
+        for n in nodes {
+            a.alloc(*n);
+        }
+        a
+    }
+}

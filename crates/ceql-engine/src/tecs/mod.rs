@@ -1,0 +1,12 @@
+//! The timed Enumerable Compact Set of [CORE] §5 (reference §6.2–6.4): an immutable
+//! DAG of bottom, output and union nodes stored in an arena, with the union gadgets
+//! and union-lists that keep every update constant-time.
+
+mod arena;
+mod node;
+mod ulist;
+mod union;
+
+pub use arena::{Arena, CHUNK_NODES};
+pub use node::{Node, NodeKind, NodeRef};
+pub use ulist::{check_invariants, new_ulist, prune, Item, UnionList};
