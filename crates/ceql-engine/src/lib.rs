@@ -25,6 +25,7 @@
 #![warn(missing_docs)]
 
 pub mod analyze;
+pub mod arrow_input;
 pub mod bitset;
 pub mod cea;
 pub mod det;
@@ -42,5 +43,5 @@ pub use det::CacheConfig;
 pub use error::{CompileError, EventError};
 pub use output::{MatchBuffer, MatchRef};
 pub use query::{CompileOptions, CompiledQuery};
-pub use runtime::{LatePolicy, Runtime, RuntimeOptions, RuntimeStats, Statistics, Target};
+pub use runtime::{LatePolicy, Runtime, RuntimeOptions, RuntimeStats, SnapshotError, Statistics, Target};
 pub use value::{Value, ValueRef};

@@ -207,6 +207,18 @@ impl DetCache {
         (md, ud)
     }
 
+    /// Interns a det-state given as automaton-state words (snapshot restore).
+    pub fn intern_states(&mut self, set: &[u64]) -> DetId {
+        assert_eq!(set.len(), self.words, "state set width");
+        self.intern(set)
+    }
+
+    /// Restores counters from a snapshot.
+    pub fn restore_stats(&mut self, stats: CacheStats) {
+        let uncached = self.stats.uncached;
+        self.stats = CacheStats { uncached, ..stats };
+    }
+
     fn intern(&mut self, set: &[u64]) -> DetId {
         if let Some(&d) = self.index.get(set) {
             return d;

@@ -3,10 +3,12 @@
 
 mod ingest;
 mod partition;
+mod snapshot;
 mod step;
 
 pub use ingest::Target;
 pub use partition::{Entry, Partition, PartitionId, Partitions};
+pub use snapshot::{SnapshotError, SNAPSHOT_VERSION};
 
 use crate::analyze::WindowPlan;
 use crate::det::{CacheConfig, CacheStats, DetCache};

@@ -1,0 +1,176 @@
+//! Versioned snapshots of an evaluation: restoring one and continuing gives exactly
+//! the output an uninterrupted evaluation would have given.
+//!
+//! Layout: `b"CEQLSNAP"`, format version (u32 LE), then a postcard payload. Det-state
+//! ids are local to a determinization cache, so the payload stores each active
+//! det-state as its set of automaton states; the cache is rebuilt lazily.
+
+use super::{LatePolicy, Partitions, Runtime, RuntimeOptions, RuntimeStats};
+use crate::det::{CacheConfig, CacheStats};
+use crate::query::CompiledQuery;
+use crate::tecs::{Arena, Item, Node};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::sync::Arc;
+
+const MAGIC: &[u8; 8] = b"CEQLSNAP";
+/// Current snapshot format version.
+pub const SNAPSHOT_VERSION: u32 = 1;
+
+/// Why a snapshot cannot be restored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotError(pub String);
+
+impl fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid snapshot: {}", self.0)
+    }
+}
+
+impl std::error::Error for SnapshotError {}
+
+#[derive(Serialize, Deserialize)]
+struct Options {
+    time_field: Option<String>,
+    time_unit_nanos: i64,
+    late_drop: bool,
+    enumerate: bool,
+    max_cache_bytes: u64,
+    max_det_states: u64,
+    max_clears: u32,
+    min_events_per_state: u64,
+}
+
+#[derive(Serialize, Deserialize)]
+struct PartitionState {
+    key: Vec<u8>,
+    epoch: u64,
+    last_w: i64,
+    /// (det-state as automaton-state words, union-list).
+    entries: Vec<(Vec<u64>, Vec<Item>)>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct State {
+    fingerprint: u64,
+    options: Options,
+    position: u64,
+    max_w: i64,
+    reset_epoch: u64,
+    stats: RuntimeStats,
+    cache_stats: CacheStats,
+    coordinate_marks: Vec<(i64, u64)>,
+    arena_base: u64,
+    nodes: Vec<Node>,
+    /// Least recently touched first.
+    partitions: Vec<PartitionState>,
+}
+
+impl Runtime {
+    /// Serialises the evaluation state.
+    pub fn snapshot(&self) -> Vec<u8> {
+        let o = &self.options;
+        let (arena_base, nodes) = self.arena.export();
+        let partitions = self
+            .partitions
+            .in_lru_order()
+            .into_iter()
+            .map(|p| {
+                let stale = p.epoch < self.reset_epoch;
+                PartitionState {
+                    key: p.key.to_vec(),
+                    epoch: p.epoch,
+                    last_w: p.last_w,
+                    entries: if stale {
+                        Vec::new()
+                    } else {
+                        p.table.iter().map(|e| (self.cache.states(e.det).to_vec(), e.ul.clone())).collect()
+                    },
+                }
+            })
+            .collect();
+        let state = State {
+            fingerprint: self.query.fingerprint,
+            options: Options {
+                time_field: o.time_field.clone(),
+                time_unit_nanos: o.time_unit_nanos,
+                late_drop: o.late_time_stamps == LatePolicy::Drop,
+                enumerate: o.enumerate,
+                max_cache_bytes: o.cache.max_cache_bytes as u64,
+                max_det_states: o.cache.max_det_states as u64,
+                max_clears: o.cache.max_clears,
+                min_events_per_state: o.cache.min_events_per_state,
+            },
+            position: self.position,
+            max_w: self.max_w,
+            reset_epoch: self.reset_epoch,
+            stats: self.stats,
+            cache_stats: self.cache.stats(),
+            coordinate_marks: self.coordinate_marks.iter().copied().collect(),
+            arena_base,
+            nodes,
+            partitions,
+        };
+        let mut out = MAGIC.to_vec();
+        out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
+        out.extend(postcard::to_stdvec(&state).expect("snapshot state is serialisable"));
+        out
+    }
+
+    /// Rebuilds an evaluation of `query` from [`Runtime::snapshot`] bytes.
+    pub fn restore(query: Arc<CompiledQuery>, data: &[u8]) -> Result<Runtime, SnapshotError> {
+        if data.len() < 12 || &data[..8] != MAGIC {
+            return Err(SnapshotError("not a ceql snapshot".into()));
+        }
+        let version = u32::from_le_bytes(data[8..12].try_into().expect("4 bytes"));
+        if version != SNAPSHOT_VERSION {
+            return Err(SnapshotError(format!("format version {version} is not supported (expected {SNAPSHOT_VERSION})")));
+        }
+        let state: State = postcard::from_bytes(&data[12..]).map_err(|e| SnapshotError(format!("corrupt payload: {e}")))?;
+        if state.fingerprint != query.fingerprint {
+            return Err(SnapshotError("it was taken from a different query (text, schema or options differ)".into()));
+        }
+        let o = state.options;
+        let options = RuntimeOptions {
+            time_field: o.time_field,
+            time_unit_nanos: o.time_unit_nanos,
+            late_time_stamps: if o.late_drop { LatePolicy::Drop } else { LatePolicy::Error },
+            enumerate: o.enumerate,
+            cache: CacheConfig {
+                max_cache_bytes: o.max_cache_bytes as usize,
+                max_det_states: o.max_det_states as usize,
+                max_clears: o.max_clears,
+                min_events_per_state: o.min_events_per_state,
+            },
+        };
+        let mut rt = Runtime::new(query, options);
+        rt.position = state.position;
+        rt.max_w = state.max_w;
+        rt.reset_epoch = state.reset_epoch;
+        rt.stats = state.stats;
+        rt.cache.restore_stats(state.cache_stats);
+        rt.coordinate_marks = state.coordinate_marks.into_iter().collect();
+        if state.arena_base % crate::tecs::CHUNK_NODES as u64 != 0 {
+            return Err(SnapshotError("arena base is not chunk-aligned".into()));
+        }
+        rt.arena = Arena::import(state.arena_base, &state.nodes, state.max_w);
+        rt.partitions = Partitions::new(rt.query.is_partitioned());
+        let words = crate::bitset::words_for(rt.query.cea.num_states);
+        for p in state.partitions {
+            let pid = rt.partitions.get_or_create(&p.key, p.epoch);
+            let mut table = Vec::with_capacity(p.entries.len());
+            for (set, ul) in p.entries {
+                if set.len() != words || ul.is_empty() {
+                    return Err(SnapshotError("malformed det-state".into()));
+                }
+                let det = rt.cache.intern_states(&set);
+                table.push(super::Entry { det, ul });
+            }
+            let part = rt.partitions.get_mut(pid);
+            part.table = table;
+            part.epoch = p.epoch;
+            rt.partitions.touch(pid, p.last_w);
+        }
+        Ok(rt)
+    }
+}

@@ -1,0 +1,53 @@
+//! Engine errors → the Python exception classes of `ceql.errors`, and Rust panics
+//! → `ceql.CeqlInternalError` (a panic never crosses into Python as a crash).
+
+use ceql_engine::{CompileError, EventError};
+use pyo3::prelude::*;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Builds an exception through a factory function of `ceql.errors`.
+fn from_factory<'py>(py: Python<'py>, factory: &str, args: impl pyo3::call::PyCallArgs<'py>) -> PyErr {
+    let built = py
+        .import("ceql.errors")
+        .and_then(|m| m.getattr(factory))
+        .and_then(|f| f.call1(args));
+    match built {
+        Ok(exc) => PyErr::from_value(exc),
+        Err(e) => e,
+    }
+}
+
+/// A compile error with its code, location and rendering.
+pub fn compile_error(py: Python<'_>, e: &CompileError) -> PyErr {
+    let loc = e.location();
+    from_factory(
+        py,
+        "_compile_error",
+        (e.code(), e.render(), loc.line, loc.column, loc.end_column, e.diagnostic.message.clone(), e.origin),
+    )
+}
+
+/// A malformed event, naming its position and field.
+pub fn event_error(py: Python<'_>, e: &EventError) -> PyErr {
+    from_factory(py, "_event_error", (e.position, e.field.clone(), e.event_type.clone(), e.message.clone(), e.to_string()))
+}
+
+/// A bug in the engine.
+pub fn internal_error(py: Python<'_>, what: &str) -> PyErr {
+    from_factory(py, "_internal_error", (what.to_string(),))
+}
+
+/// Runs `f`, turning a panic into `CeqlInternalError`.
+pub fn guarded<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            Err(internal_error(py, &msg))
+        }
+    }
+}

@@ -1,0 +1,25 @@
+//! PyO3 bindings of `ceql-engine` for the Python package `ceql`.
+//!
+//! This crate only converts: Python values and Arrow C streams into engine input,
+//! engine output and errors into Python objects. Every rule of the language lives in
+//! `ceql-engine`; the user-facing API (`ceql.compile`, `Query.run`, `Stream`) is
+//! written in Python on top of the classes here.
+
+mod arrow;
+mod convert;
+mod errors;
+mod matches;
+mod query;
+mod runtime;
+
+use pyo3::prelude::*;
+
+/// The native module `ceql._ceql`.
+#[pymodule]
+fn _ceql(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<query::NativeQuery>()?;
+    m.add_class::<runtime::NativeRuntime>()?;
+    m.add_class::<matches::Match>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

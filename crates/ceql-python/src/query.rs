@@ -1,0 +1,62 @@
+//! `ceql._ceql.NativeQuery`: a compiled query.
+
+use crate::errors::{compile_error, guarded};
+use ceql_engine::{CompileOptions, CompiledQuery};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::sync::Arc;
+
+/// A compiled CEQL query (immutable, shareable between evaluations).
+#[pyclass(frozen, module = "ceql._ceql")]
+pub struct NativeQuery {
+    pub inner: Arc<CompiledQuery>,
+}
+
+#[pymethods]
+impl NativeQuery {
+    #[new]
+    #[pyo3(signature = (text, schema=None, compat_ignore_strategy=false))]
+    fn new(py: Python<'_>, text: &str, schema: Option<&str>, compat_ignore_strategy: bool) -> PyResult<Self> {
+        guarded(py, || {
+            CompiledQuery::compile(text, schema, CompileOptions { compat_ignore_strategy })
+                .map(|q| NativeQuery { inner: Arc::new(q) })
+                .map_err(|e| compile_error(py, &e))
+        })
+    }
+
+    /// Warnings as (code, rendered, line, column, end_column, message).
+    fn warnings(&self) -> Vec<(String, String, usize, usize, usize, String)> {
+        self.inner
+            .warnings()
+            .iter()
+            .map(|d| {
+                let loc = d.location(&self.inner.text);
+                (d.code.to_string(), d.render(&self.inner.text, "query"), loc.line, loc.column, loc.end_column, d.message.clone())
+            })
+            .collect()
+    }
+
+    /// Facts about the compiled automaton and clauses.
+    fn describe<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let q = &self.inner;
+        let d = PyDict::new(py);
+        d.set_item("states", q.cea.num_states)?;
+        d.set_item("transitions", q.cea.num_transitions())?;
+        d.set_item("predicates", q.preds.iter().map(Vec::len).sum::<usize>())?;
+        d.set_item("attributes", q.attributes.clone())?;
+        d.set_item("strategy", q.plan.strategy.keyword())?;
+        d.set_item("window", format!("{:?}", q.plan.window))?;
+        d.set_item("time_based", q.plan.window.is_time_based())?;
+        d.set_item("partitioned", q.is_partitioned())?;
+        d.set_item("event_types", q.plan.schema.type_names())?;
+        d.set_item("declared", q.plan.schema.declared)?;
+        d.set_item("fingerprint", q.fingerprint)?;
+        Ok(d)
+    }
+
+    /// The query text.
+    #[getter]
+    fn text(&self) -> &str {
+        &self.inner.text
+    }
+}

@@ -1,0 +1,217 @@
+//! `ceql._ceql.NativeRuntime`: one evaluation over an unbounded input.
+
+use crate::arrow::stream_of;
+use crate::convert::to_value;
+use crate::errors::{event_error, guarded, internal_error};
+use crate::matches::{to_matches, Match};
+use crate::query::NativeQuery;
+use ceql_engine::{EventError, LatePolicy, MatchBuffer, Runtime, RuntimeOptions, Value, ValueRef};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyString};
+
+/// A stateful evaluator.
+#[pyclass(module = "ceql._ceql")]
+pub struct NativeRuntime {
+    rt: Runtime,
+    out: MatchBuffer,
+    values: Vec<Value>,
+    /// Set when a panic left the runtime in an unknown state.
+    poisoned: bool,
+}
+
+impl NativeRuntime {
+    fn check(&self, py: Python<'_>) -> PyResult<()> {
+        if self.poisoned {
+            return Err(internal_error(py, "this stream failed earlier with an internal error and cannot continue"));
+        }
+        Ok(())
+    }
+
+    /// Runs `f`; a panic poisons the runtime.
+    fn run<T>(&mut self, py: Python<'_>, f: impl FnOnce(&mut Self) -> PyResult<T>) -> PyResult<T> {
+        self.check(py)?;
+        let mut poisoned = true;
+        let r = guarded(py, || {
+            let r = f(self);
+            poisoned = false;
+            r
+        });
+        self.poisoned |= poisoned;
+        r
+    }
+
+    fn push_one(&mut self, py: Python<'_>, event: &Bound<'_, PyAny>) -> PyResult<()> {
+        let position = self.rt.next_position();
+        let err = |field: &str, msg: String| event_error(py, &EventError::new(position, field, None, msg));
+        let get = |key: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
+            if let Ok(d) = event.cast::<PyDict>() {
+                d.get_item(key)
+            } else {
+                match event.get_item(key) {
+                    Ok(v) => Ok(Some(v)),
+                    Err(e) if e.is_instance_of::<pyo3::exceptions::PyKeyError>(py) => Ok(None),
+                    Err(e) => Err(e),
+                }
+            }
+        };
+        let ty_obj = get("type").map_err(|_| err("type", "an event must be a mapping with a `type` key".into()))?;
+        let ty_obj = ty_obj.ok_or_else(|| err("type", "the event has no `type`".into()))?;
+        let ty_str = ty_obj.cast::<PyString>().map_err(|_| err("type", "`type` must be a string".into()))?;
+        let ty = ty_str.to_cow()?;
+        let stream_obj = get("stream")?;
+        let stream = match &stream_obj {
+            Some(s) if !s.is_none() => {
+                Some(s.cast::<PyString>().map_err(|_| err("stream", "`stream` must be a string".into()))?.to_cow()?)
+            }
+            _ => None,
+        };
+        self.values.clear();
+        let mut absent = Vec::new();
+        for (i, name) in self.rt.attribute_names().iter().enumerate() {
+            match get(name)? {
+                None => {
+                    absent.push(i);
+                    self.values.push(Value::Null);
+                }
+                Some(v) => self.values.push(to_value(&v).map_err(|m| {
+                    event_error(py, &EventError::new(position, name.clone(), Some(&ty), m))
+                })?),
+            }
+        }
+        let mut refs: Vec<ValueRef<'_>> = self.values.iter().map(Value::as_ref).collect();
+        for i in absent {
+            refs[i] = ValueRef::Absent;
+        }
+        self.rt.push(stream.as_deref(), &ty, &refs, &mut self.out).map_err(|e| event_error(py, &e))
+    }
+}
+
+#[pymethods]
+impl NativeRuntime {
+    #[new]
+    #[pyo3(signature = (query, time_field=None, time_unit_nanos=1, late_drop=false, enumerate=true, max_cache_bytes=None, max_det_states=None))]
+    fn new(
+        query: &NativeQuery,
+        time_field: Option<String>,
+        time_unit_nanos: i64,
+        late_drop: bool,
+        enumerate: bool,
+        max_cache_bytes: Option<usize>,
+        max_det_states: Option<usize>,
+    ) -> Self {
+        let mut options = RuntimeOptions {
+            time_field,
+            time_unit_nanos,
+            late_time_stamps: if late_drop { LatePolicy::Drop } else { LatePolicy::Error },
+            enumerate,
+            ..RuntimeOptions::default()
+        };
+        if let Some(b) = max_cache_bytes {
+            options.cache.max_cache_bytes = b;
+        }
+        if let Some(s) = max_det_states {
+            options.cache.max_det_states = s;
+        }
+        NativeRuntime { rt: Runtime::new(query.inner.clone(), options), out: MatchBuffer::new(), values: Vec::new(), poisoned: false }
+    }
+
+    /// Attribute names read from each event.
+    fn attribute_names(&self) -> Vec<String> {
+        self.rt.attribute_names().to_vec()
+    }
+
+    /// Position of the next event.
+    fn next_position(&self) -> u64 {
+        self.rt.next_position()
+    }
+
+    /// Lowest position a future match can contain.
+    fn horizon(&self) -> u64 {
+        self.rt.horizon()
+    }
+
+    /// Pushes every mapping of the iterable `events`; returns the matches.
+    #[pyo3(signature = (events, source=None))]
+    fn push_events(&mut self, py: Python<'_>, events: &Bound<'_, PyAny>, source: Option<Py<PyAny>>) -> PyResult<Vec<Match>> {
+        self.run(py, |this| {
+            this.out.clear();
+            for ev in events.try_iter()? {
+                this.push_one(py, &ev?)?;
+            }
+            Ok(to_matches(py, &this.out, source.as_ref()))
+        })
+    }
+
+    /// Pushes every row of an Arrow-compatible object (`__arrow_c_stream__`).
+    #[pyo3(signature = (data, source=None))]
+    fn push_arrow(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>, source: Option<Py<PyAny>>) -> PyResult<Vec<Match>> {
+        self.run(py, |this| {
+            this.out.clear();
+            this.push_arrow_rows(py, data)?;
+            Ok(to_matches(py, &this.out, source.as_ref()))
+        })
+    }
+
+    /// Pushes an Arrow-compatible object and returns only (events, matches) counts.
+    fn count_arrow(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<(u64, u64)> {
+        self.run(py, |this| {
+            let before = this.rt.statistics().runtime;
+            this.out.clear();
+            this.push_arrow_rows(py, data)?;
+            let after = this.rt.statistics().runtime;
+            this.out.clear();
+            Ok((after.events - before.events, after.matches - before.matches))
+        })
+    }
+
+    /// Counters and sizes.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.rt.statistics();
+        let d = PyDict::new(py);
+        d.set_item("events", s.runtime.events)?;
+        d.set_item("accepted", s.runtime.accepted)?;
+        d.set_item("matches", s.runtime.matches)?;
+        d.set_item("late_dropped", s.runtime.late)?;
+        d.set_item("no_key", s.runtime.no_key)?;
+        d.set_item("skipped_streams", s.runtime.skipped)?;
+        d.set_item("partitions", s.partitions)?;
+        d.set_item("partitions_created", s.runtime.partitions_created)?;
+        d.set_item("det_states", s.det_states)?;
+        d.set_item("det_states_created", s.cache.det_states_created)?;
+        d.set_item("cache_hits", s.cache.hits)?;
+        d.set_item("cache_misses", s.cache.misses)?;
+        d.set_item("cache_clears", s.cache.clears)?;
+        d.set_item("cache_mode", if s.cache.uncached { "uncached" } else { "cached" })?;
+        d.set_item("cache_bytes", s.cache_bytes)?;
+        d.set_item("live_nodes", s.live_nodes)?;
+        d.set_item("arena_bytes", s.arena_bytes)?;
+        Ok(d)
+    }
+
+    /// Versioned binary snapshot of the evaluation state.
+    fn snapshot<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = self.run(py, |this| Ok(this.rt.snapshot()))?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// Rebuilds an evaluation of `query` from `snapshot()` bytes.
+    #[staticmethod]
+    fn restore(py: Python<'_>, query: &NativeQuery, data: &[u8]) -> PyResult<NativeRuntime> {
+        guarded(py, || {
+            let rt = Runtime::restore(query.inner.clone(), data).map_err(|e| PyValueError::new_err(e.to_string()))?;
+            Ok(NativeRuntime { rt, out: MatchBuffer::new(), values: Vec::new(), poisoned: false })
+        })
+    }
+}
+
+impl NativeRuntime {
+    fn push_arrow_rows(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        let reader = stream_of(data)?;
+        for batch in reader {
+            let batch = batch.map_err(|e| PyValueError::new_err(format!("cannot read the Arrow stream: {e}")))?;
+            self.rt.push_batch(&batch, &mut self.out).map_err(|e| event_error(py, &e))?;
+        }
+        Ok(())
+    }
+}

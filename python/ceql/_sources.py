@@ -1,0 +1,74 @@
+"""Where ``Match.events`` finds the data of matched positions."""
+
+from __future__ import annotations
+
+import bisect
+from typing import Any, List, Sequence, Tuple
+
+
+class ListSource:
+    """Events given as a Python sequence: position = index."""
+
+    __slots__ = ("events", "offset")
+
+    def __init__(self, events: Sequence[Any], offset: int = 0) -> None:
+        self.events = events
+        self.offset = offset
+
+    def events_at(self, positions: Sequence[int]) -> List[Any]:
+        return [self.events[p - self.offset] for p in positions]
+
+
+class ArrowSource:
+    """Rows of a pyarrow Table or RecordBatch: position = row (+ offset)."""
+
+    __slots__ = ("table", "offset", "rename")
+
+    def __init__(self, table: Any, offset: int = 0, rename: Any = None) -> None:
+        self.table = table
+        self.offset = offset
+        self.rename = rename
+
+    def events_at(self, positions: Sequence[int]) -> List[dict]:
+        rows = self.table.take([p - self.offset for p in positions]).to_pylist()
+        if self.rename:
+            for r in rows:
+                for new, old in self.rename.items():
+                    if old in r:
+                        r[new] = r.pop(old)
+        return rows
+
+
+class PandasSource:
+    """Rows of a pandas DataFrame: position = row number."""
+
+    __slots__ = ("frame",)
+
+    def __init__(self, frame: Any) -> None:
+        self.frame = frame
+
+    def events_at(self, positions: Sequence[int]) -> List[dict]:
+        return self.frame.iloc[list(positions)].to_dict("records")
+
+
+class ChunkView:
+    """A frozen view of a stream's retained chunks at the time matches were made.
+
+    Each chunk is (first position, source); later trimming of the stream's buffer
+    does not affect matches that were already returned.
+    """
+
+    __slots__ = ("starts", "sources")
+
+    def __init__(self, chunks: Sequence[Tuple[int, Any]]) -> None:
+        self.starts = [c[0] for c in chunks]
+        self.sources = [c[1] for c in chunks]
+
+    def events_at(self, positions: Sequence[int]) -> List[Any]:
+        out = []
+        for p in positions:
+            i = bisect.bisect_right(self.starts, p) - 1
+            if i < 0:
+                raise LookupError(f"event at position {p} is no longer retained")
+            out.extend(self.sources[i].events_at([p]))
+        return out

@@ -1,0 +1,106 @@
+"""``ceql.compile`` and the compiled :class:`Query`."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, List, Optional
+
+from . import _ceql
+from ._inputs import is_arrow, is_pandas, pandas_to_arrow, time_unit_nanos
+from ._sources import ArrowSource, ListSource, PandasSource
+from .errors import CeqlWarning
+
+Match = _ceql.Match
+
+_LATE = ("error", "drop")
+
+
+def compile(text: str, schema: Optional[str] = None, *, compat_ignore_strategy: bool = False) -> "Query":
+    """Compiles a CEQL query.
+
+    ``schema`` is optional ``CREATE STREAM`` text fixing attribute types (errors are
+    then reported at compile time); without it, types come from the data. The query
+    text itself may also start with ``CREATE STREAM`` declarations.
+
+    Raises :class:`ceql.CeqlSyntaxError` or a :class:`ceql.CeqlSemanticError`
+    subclass with ``code``, ``line`` and ``column``.
+    """
+    native = _ceql.NativeQuery(text, schema, compat_ignore_strategy)
+    return Query(native, text, schema)
+
+
+class Query:
+    """A compiled query. Evaluate it with :meth:`run` (finite input) or
+    :meth:`stream` (unbounded input)."""
+
+    def __init__(self, native: "_ceql.NativeQuery", text: str, schema: Optional[str]) -> None:
+        self._native = native
+        self.text = text
+        self.schema = schema
+
+    @property
+    def warnings(self) -> List[CeqlWarning]:
+        """Warnings of the static checks (``W04xx``)."""
+        return [CeqlWarning(*w) for w in self._native.warnings()]
+
+    def describe(self) -> dict:
+        """Facts about the compiled automaton: states, transitions, predicates, window..."""
+        return dict(self._native.describe())
+
+    def _runtime(self, time_field: Optional[str], time_unit: str, late: str, **kw: Any) -> "_ceql.NativeRuntime":
+        if late not in _LATE:
+            raise ValueError(f"late must be 'error' or 'drop', not {late!r}")
+        return _ceql.NativeRuntime(
+            self._native,
+            time_field=time_field,
+            time_unit_nanos=time_unit_nanos(time_unit),
+            late_drop=late == "drop",
+            **kw,
+        )
+
+    def run(
+        self,
+        events: Any,
+        time_field: Optional[str] = None,
+        time_unit: str = "ns",
+        *,
+        late: str = "error",
+    ) -> List["_ceql.Match"]:
+        """Evaluates the query over ``events`` and returns every complex event, in
+        order of ``end``.
+
+        ``events`` is an iterable of mappings with a ``"type"`` key (and optionally
+        ``"stream"``), a pandas DataFrame, or Arrow data (pyarrow Table/RecordBatch,
+        or anything with ``__arrow_c_stream__``) with a ``type`` column. Positions are
+        0-based indexes into ``events`` as given.
+
+        ``time_field`` names the time stamp for duration windows (``WITHIN 10
+        seconds``); numbers are in ``time_unit`` (``s``, ``ms``, ``us``, ``ns``),
+        datetimes and Arrow timestamps carry their unit. Time going backwards raises
+        :class:`ceql.CeqlEventError` unless ``late="drop"``.
+        """
+        rt = self._runtime(time_field, time_unit, late)
+        if is_arrow(events):
+            return rt.push_arrow(events, ArrowSource(events))
+        if is_pandas(events):
+            table = pandas_to_arrow(events)
+            if table is not None:
+                return rt.push_arrow(table, PandasSource(events))
+            return rt.push_events(events.to_dict("records"), PandasSource(events))
+        if isinstance(events, (list, tuple)):
+            return rt.push_events(events, ListSource(events))
+        from .stream import Stream
+
+        return Stream(self, rt).push_many(events)
+
+    def stream(self, time_field: Optional[str] = None, time_unit: str = "ns", *, late: str = "error") -> "Stream":
+        """A stateful evaluator for unbounded input; see :class:`ceql.Stream`."""
+        from .stream import Stream
+
+        return Stream(self, self._runtime(time_field, time_unit, late))
+
+    def __repr__(self) -> str:
+        text = " ".join(self.text.split())
+        return f"ceql.compile({text[:60] + ('...' if len(text) > 60 else '')!r})"
+
+
+from .stream import Stream  # noqa: E402  (circular: Stream needs Query)

@@ -1,0 +1,172 @@
+"""``Stream``: evaluation over unbounded input, one event or batch at a time."""
+
+from __future__ import annotations
+
+import pickle
+import struct
+from collections import deque
+from typing import TYPE_CHECKING, Any, Deque, Iterable, List, Tuple
+
+from . import _ceql
+from ._inputs import is_arrow, is_pandas, pandas_to_arrow
+from ._sources import ArrowSource, ChunkView, ListSource
+from .errors import CeqlSnapshotError
+
+if TYPE_CHECKING:
+    from .query import Query
+
+_MAGIC = b"CEQLPY"
+_VERSION = 1
+_CHUNK = 4096
+
+
+class Stream:
+    """Stateful evaluator: :meth:`push` events as they arrive and get the complex
+    events that end at them.
+
+    The stream keeps the data of the events that future matches may still include
+    (those inside the window), so that ``Match.events`` works; without ``WITHIN``
+    it keeps everything. :meth:`snapshot` / :meth:`restore` persist the state:
+    restoring and continuing gives exactly what an uninterrupted stream gives.
+    """
+
+    def __init__(self, query: "Query", native: "_ceql.NativeRuntime") -> None:
+        self.query = query
+        self._native = native
+        self._chunks: Deque[Tuple[int, Any]] = deque()
+
+    # -- input -------------------------------------------------------------
+    def push(self, event: Any) -> List["_ceql.Match"]:
+        """Pushes one event (a mapping with ``"type"``); returns the matches ending at it."""
+        return self._push_list([event])
+
+    def push_many(self, events: Iterable[Any]) -> List["_ceql.Match"]:
+        """Pushes events in order; returns the matches, in order of ``end``."""
+        if is_arrow(events) or is_pandas(events):
+            return self.push_batch(events)
+        if isinstance(events, (list, tuple)):
+            return self._push_list(list(events))
+        out: List[Any] = []
+        chunk: List[Any] = []
+        for ev in events:
+            chunk.append(ev)
+            if len(chunk) == _CHUNK:
+                out.extend(self._push_list(chunk))
+                chunk = []
+        if chunk:
+            out.extend(self._push_list(chunk))
+        return out
+
+    def push_batch(self, batch: Any) -> List["_ceql.Match"]:
+        """Pushes Arrow data (pyarrow Table/RecordBatch, polars DataFrame, anything with
+        ``__arrow_c_stream__``) or a pandas DataFrame, row by row, without per-row
+        Python objects."""
+        if is_pandas(batch):
+            table = pandas_to_arrow(batch)
+            if table is None:
+                return self._push_list(batch.to_dict("records"))
+            batch = table
+        start = self._native.next_position()
+        source = ArrowSource(batch, offset=start) if hasattr(batch, "take") else _ArrowLazy(batch, start)
+        self._chunks.append((start, source))
+        try:
+            matches = self._native.push_arrow(batch, ChunkView(self._chunks))
+        except BaseException:
+            self._drop_from(start)
+            raise
+        self._trim()
+        return matches
+
+    def _push_list(self, events: List[Any]) -> List["_ceql.Match"]:
+        start = self._native.next_position()
+        self._chunks.append((start, ListSource(events, offset=start)))
+        try:
+            matches = self._native.push_events(events, ChunkView(self._chunks))
+        except BaseException:
+            # Events before the failing one were processed: keep them.
+            self._truncate_last(self._native.next_position() - start)
+            raise
+        self._trim()
+        return matches
+
+    # -- retention -----------------------------------------------------------
+    def _trim(self) -> None:
+        horizon = self._native.horizon()
+        while len(self._chunks) > 1 and self._chunks[1][0] <= horizon:
+            self._chunks.popleft()
+
+    def _drop_from(self, start: int) -> None:
+        while self._chunks and self._chunks[-1][0] >= start:
+            self._chunks.pop()
+
+    def _truncate_last(self, kept: int) -> None:
+        start, src = self._chunks.pop()
+        if kept > 0:
+            self._chunks.append((start, ListSource(src.events[:kept], offset=start)))
+
+    def _retained(self) -> Tuple[int, List[Any]]:
+        """(first position, events) retained, as plain Python objects."""
+        horizon = self._native.horizon()
+        end = self._native.next_position()
+        positions = list(range(horizon, end))
+        events = ChunkView(self._chunks).events_at(positions) if positions else []
+        return horizon, events
+
+    # -- state -----------------------------------------------------------------
+    @property
+    def position(self) -> int:
+        """Position the next event will get (= events pushed so far)."""
+        return self._native.next_position()
+
+    def stats(self) -> dict:
+        """Counters: events, matches, late/unkeyed events, partitions, cache
+        (det-states, hits, misses, clears, mode), tECS nodes and bytes."""
+        return dict(self._native.stats())
+
+    def snapshot(self) -> bytes:
+        """The stream's state as bytes (versioned format). It contains the engine
+        state and the retained event data (pickled), so only restore snapshots you
+        produced yourself."""
+        native = self._native.snapshot()
+        first, events = self._retained()
+        payload = pickle.dumps((first, events), protocol=4)
+        return _MAGIC + struct.pack("<HQ", _VERSION, len(native)) + native + payload
+
+    @classmethod
+    def restore(cls, query: "Query", data: bytes) -> "Stream":
+        """Rebuilds a stream of ``query`` from :meth:`snapshot` bytes."""
+        header = len(_MAGIC) + 10
+        if len(data) < header or data[: len(_MAGIC)] != _MAGIC:
+            raise CeqlSnapshotError("not a ceql stream snapshot", code="SNAPSHOT")
+        version, n = struct.unpack("<HQ", data[len(_MAGIC) : header])
+        if version != _VERSION:
+            raise CeqlSnapshotError(f"snapshot format version {version} is not supported", code="SNAPSHOT")
+        try:
+            native = _ceql.NativeRuntime.restore(query._native, data[header : header + n])
+        except ValueError as e:
+            raise CeqlSnapshotError(str(e), code="SNAPSHOT") from None
+        first, events = pickle.loads(data[header + n :])
+        stream = cls(query, native)
+        stream._chunks.append((first, ListSource(events, offset=first)))
+        return stream
+
+    def __repr__(self) -> str:
+        return f"<ceql.Stream position={self.position} of {self.query!r}>"
+
+
+class _ArrowLazy:
+    """Source for Arrow objects without ``take`` (e.g. polars): converted on demand."""
+
+    __slots__ = ("data", "offset", "_table")
+
+    def __init__(self, data: Any, offset: int) -> None:
+        self.data = data
+        self.offset = offset
+        self._table = None
+
+    def events_at(self, positions: List[int]) -> List[dict]:
+        if self._table is None:
+            import pyarrow as pa
+
+            self._table = pa.table(self.data)
+        return ArrowSource(self._table, self.offset).events_at(positions)
