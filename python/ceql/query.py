@@ -64,6 +64,8 @@ class Query:
         time_unit: str = "ns",
         *,
         late: str = "error",
+        max_cache_bytes: Optional[int] = None,
+        max_det_states: Optional[int] = None,
     ) -> List["_ceql.Match"]:
         """Evaluates the query over ``events`` and returns every complex event, in
         order of ``end``.
@@ -77,8 +79,12 @@ class Query:
         seconds``); numbers are in ``time_unit`` (``s``, ``ms``, ``us``, ``ns``),
         datetimes and Arrow timestamps carry their unit. Time going backwards raises
         :class:`ceql.CeqlEventError` unless ``late="drop"``.
+
+        ``max_cache_bytes`` / ``max_det_states`` bound the lazy determinization cache
+        (defaults 64 MiB / 4096 states); when full it is cleared and rebuilt, so a
+        query whose determinization explodes runs slower but within its budget.
         """
-        rt = self._runtime(time_field, time_unit, late)
+        rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
         if is_arrow(events):
             return rt.push_arrow(events, ArrowSource(events))
         if is_pandas(events):
@@ -92,11 +98,21 @@ class Query:
 
         return Stream(self, rt).push_many(events)
 
-    def stream(self, time_field: Optional[str] = None, time_unit: str = "ns", *, late: str = "error") -> "Stream":
-        """A stateful evaluator for unbounded input; see :class:`ceql.Stream`."""
+    def stream(
+        self,
+        time_field: Optional[str] = None,
+        time_unit: str = "ns",
+        *,
+        late: str = "error",
+        max_cache_bytes: Optional[int] = None,
+        max_det_states: Optional[int] = None,
+    ) -> "Stream":
+        """A stateful evaluator for unbounded input; see :class:`ceql.Stream`.
+        Parameters as for :meth:`run`."""
         from .stream import Stream
 
-        return Stream(self, self._runtime(time_field, time_unit, late))
+        rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
+        return Stream(self, rt)
 
     def __repr__(self) -> str:
         text = " ".join(self.text.split())

@@ -46,8 +46,7 @@ pub struct CompiledQuery {
     pub preds: Vec<Vec<PredIr>>,
     /// Attribute names the evaluation reads, indexed by slot.
     pub attributes: Vec<String>,
-    /// Per type: attributes the type declares and the query reads (validated on
-    /// ingestion with a declared schema).
+    /// Per type: its declared attributes and their slots (validated on ingestion).
     pub declared_reads: Vec<Vec<(AttrSlot, AttrType)>>,
     /// Per type, per `PARTITION BY` group: where the key comes from. The last entry
     /// is for events of types the query does not name.
@@ -119,6 +118,13 @@ impl CompiledQuery {
         };
         let primary_time: Vec<Option<AttrSlot>> =
             schema_def.types.iter().map(|td| td.primary_time.map(|i| table.slot(&td.attrs[i].0))).collect();
+        // With declarations every declared attribute is read, so that a value of
+        // the wrong type rejects the event (§1.2) even if no filter uses it.
+        for td in &schema_def.types {
+            for (name, _) in &td.attrs {
+                table.slot(name);
+            }
+        }
         let declared_reads = schema_def
             .types
             .iter()

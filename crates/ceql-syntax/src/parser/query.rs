@@ -94,9 +94,12 @@ fn select_list(pair: Pair<'_>) -> SelectList {
 }
 
 /// Builds a [`QName`] from a `qname` pair.
+///
+/// The span is computed from the identifiers: pest skips whitespace before trying
+/// the optional `>T`, so the pair's own span can end in blanks.
 pub(crate) fn qname(pair: Pair<'_>) -> QName {
-    let span = Span::of(&pair);
     let ids: Vec<Ident> = pair.into_inner().filter(|q| q.as_rule() == Rule::ident).map(ident).collect();
+    let span = ids[0].span.to(ids[ids.len() - 1].span);
     let mut ids = ids.into_iter();
     let first = ids.next().expect("qname has a name");
     match ids.next() {

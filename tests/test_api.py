@@ -1,0 +1,171 @@
+"""The Python API contract: inputs, Match objects, Stream, snapshots, event errors,
+time fields, cache budget."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+import ceql
+from conftest import as_triples
+
+pa = pytest.importorskip("pyarrow")
+pd = pytest.importorskip("pandas")
+
+SEQ = "SELECT * FROM S WHERE A ; B+ ; C WITHIN 10 EVENTS"
+EVENTS = [{"type": t, "v": i} for i, t in enumerate("ABXBCAC")]
+EXPECTED = [(0, 4, (0, 1, 3, 4)), (0, 4, (0, 1, 4)), (0, 4, (0, 3, 4)),
+            (0, 6, (0, 1, 3, 6)), (0, 6, (0, 1, 6)), (0, 6, (0, 3, 6))]
+
+
+def test_run_on_every_input_kind_gives_the_same_matches():
+    q = ceql.compile(SEQ)
+    table = pa.Table.from_pylist(EVENTS)
+    inputs = [EVENTS, tuple(EVENTS), iter(EVENTS), (e for e in EVENTS), pd.DataFrame(EVENTS), table,
+              table.to_batches()[0], pa.Table.from_pylist(EVENTS).cast(
+                  pa.schema([("type", pa.dictionary(pa.int8(), pa.string())), ("v", pa.int32())]))]
+    for data in inputs:
+        assert sorted(as_triples(q.run(data))) == sorted(EXPECTED), type(data)
+
+
+def test_match_fields_and_events():
+    q = ceql.compile(SEQ)
+    for data in (EVENTS, pd.DataFrame(EVENTS), pa.Table.from_pylist(EVENTS), iter(EVENTS)):
+        ms = q.run(data)
+        m = next(m for m in ms if m.positions == (0, 1, 3, 4))
+        assert (m.start, m.end) == (0, 4)
+        assert isinstance(m.positions, tuple) and all(isinstance(p, int) for p in m.positions)
+        assert [e["v"] for e in m.events] == [0, 1, 3, 4]
+        assert [e["type"] for e in m.events] == ["A", "B", "B", "C"]
+        assert [x.end for x in ms] == sorted(x.end for x in ms)
+    assert ms[0] == ceql.Match(ms[0].start, ms[0].end, list(ms[0].positions))
+    assert "Match(start=0, end=4" in repr(ms[0])
+    assert len({*ms}) == len(ms)
+
+
+def test_stream_push_push_many_and_batches_agree_with_run():
+    q = ceql.compile(SEQ)
+    s = q.stream()
+    got = []
+    for e in EVENTS[:3]:
+        got += s.push(e)
+    got += s.push_many(EVENTS[3:5])
+    got += s.push_batch(pa.Table.from_pylist(EVENTS[5:]))
+    assert as_triples(got) == as_triples(q.run(EVENTS))
+    assert s.position == len(EVENTS)
+    assert [e["v"] for e in got[-1].events] == list(got[-1].positions)
+
+
+def test_snapshot_restore_continues_exactly():
+    q = ceql.compile("SELECT * FROM S WHERE A ; B+ ; C PARTITION BY [k] WITHIN 6 EVENTS")
+    events = [{"type": "ABC"[i % 3] if i % 5 else "B", "k": i % 2, "v": i} for i in range(40)]
+    whole = as_triples(q.run(events))
+    for cut in (0, 1, 7, 20, 39, 40):
+        s = q.stream()
+        first = s.push_many(events[:cut])
+        data = s.snapshot()
+        assert isinstance(data, bytes)
+        restored = ceql.Stream.restore(q, data)
+        rest = restored.push_many(events[cut:])
+        assert as_triples(first + rest) == whole, cut
+        # Event data of matches that started before the snapshot is still there.
+        for m in rest:
+            assert [e["v"] for e in m.events] == list(m.positions)
+    other = ceql.compile("SELECT * FROM S WHERE A ; C")
+    with pytest.raises(ceql.CeqlSnapshotError):
+        ceql.Stream.restore(other, data)
+    with pytest.raises(ceql.CeqlSnapshotError):
+        ceql.Stream.restore(q, b"garbage")
+
+
+def test_event_errors_name_position_and_field():
+    q = ceql.compile("SELECT * FROM S WHERE A ; B FILTER A[price > 26.0]")
+    with pytest.raises(ceql.CeqlEventError) as info:
+        q.run([{"type": "A", "price": 30.0}, {"v": 1}])
+    assert (info.value.position, info.value.field) == (1, "type")
+    with pytest.raises(ceql.CeqlEventError) as info:
+        q.run([{"type": "B"}, {"type": "A", "price": "27"}])
+    e = info.value
+    assert (e.position, e.field, e.event_type) == (1, "price", "A")
+    assert "string" in str(e) and "position 1" in str(e)
+    assert isinstance(e, TypeError) and isinstance(e, ceql.CeqlError)
+    # A declared type is checked on ingestion.
+    qd = ceql.compile("SELECT * FROM S WHERE A", "CREATE STREAM S { EVENT A { n:int } }")
+    with pytest.raises(ceql.CeqlEventError) as info:
+        qd.run([{"type": "A", "n": 1.5}])
+    assert info.value.field == "n"
+
+
+def test_a_rejected_event_does_not_consume_a_position():
+    q = ceql.compile("SELECT * FROM S WHERE A ; B FILTER A[v > 1]")
+    s = q.stream()
+    s.push({"type": "A", "v": 5})
+    with pytest.raises(ceql.CeqlEventError):
+        s.push({"type": "A", "v": "x"})
+    assert s.position == 1
+    assert as_triples(s.push({"type": "B"})) == [(0, 1, (0, 1))]
+
+
+def test_time_field_units_and_time_going_backwards():
+    q = ceql.compile("SELECT * FROM S WHERE A ; B WITHIN 2 seconds")
+    ev = lambda t, ts: {"type": t, "ts": ts}  # noqa: E731
+    assert as_triples(q.run([ev("A", 0), ev("B", 2), ev("B", 3)], time_field="ts", time_unit="s")) == [(0, 1, (0, 1))]
+    assert as_triples(q.run([ev("A", 0), ev("B", 2000), ev("B", 2001)], time_field="ts", time_unit="ms")) == [(0, 1, (0, 1))]
+    base = dt.datetime(2024, 1, 1, 12, 0, 0)
+    stamps = [base, base + dt.timedelta(seconds=2), base + dt.timedelta(seconds=2, microseconds=1)]
+    assert as_triples(q.run([ev(t, s) for t, s in zip("ABB", stamps)], time_field="ts")) == [(0, 1, (0, 1))]
+    frame = pd.DataFrame({"type": list("ABB"), "ts": pd.to_datetime(stamps)})
+    assert as_triples(q.run(frame, time_field="ts")) == [(0, 1, (0, 1))]
+    with pytest.raises(ceql.CeqlEventError) as info:
+        q.run([ev("A", 5), ev("B", 3)], time_field="ts")
+    assert (info.value.position, info.value.field) == (1, "ts")
+    assert "backwards" in str(info.value)
+    assert as_triples(q.run([ev("A", 5), ev("B", 3), ev("B", 6)], time_field="ts", late="drop")) == [(0, 2, (0, 2))]
+    with pytest.raises(ceql.CeqlEventError):
+        q.run([{"type": "A"}], time_field="ts")
+    with pytest.raises(ValueError):
+        q.run([], time_field="ts", time_unit="minutes")
+
+
+def test_events_of_streams_outside_from_keep_their_positions():
+    q = ceql.compile("SELECT * FROM S1 WHERE A ; B")
+    events = [{"type": "A", "stream": "S1"}, {"type": "B", "stream": "S9"}, {"type": "B", "stream": "S1"}]
+    assert as_triples(q.run(events)) == [(0, 2, (0, 2))]
+
+
+def test_exploding_determinization_stays_within_budget():
+    # "an A, later an A followed by exactly 12 events": without marks to tell runs
+    # apart (SELECT NONE), one run tracks which of the last 12 events were A: up
+    # to 2^12 det-states.
+    n = 12
+    text = "SELECT NONE FROM S WHERE A ; A" + " : (A OR B)" * n + " WITHIN 40 EVENTS"
+    q = ceql.compile(text)
+    import random
+
+    rng = random.Random(3)
+    events = [{"type": rng.choice("AB")} for _ in range(3000)]
+    unbounded = q.stream()
+    ref = as_triples(unbounded.push_many(events))
+    small = q.stream(max_cache_bytes=64 * 1024, max_det_states=64)
+    got = as_triples(small.push_many(events))
+    assert got == ref and len(ref) > 0
+    st = small.stats()
+    assert st["cache_clears"] > 0
+    assert st["cache_bytes"] < 1 << 20
+
+
+def test_describe_and_statistics():
+    q = ceql.compile(SEQ)
+    d = q.describe()
+    assert d["states"] >= 4 and d["transitions"] > 0 and d["event_types"] == ["A", "B", "C"]
+    s = q.stream()
+    s.push_many(EVENTS)
+    st = s.stats()
+    assert st["events"] == 7 and st["matches"] == 6 and st["cache_mode"] == "cached"
+    assert st["cache_misses"] > 0 and st["det_states"] > 1
+
+
+def test_internal_errors_are_exceptions_not_crashes():
+    assert issubclass(ceql.CeqlInternalError, ceql.CeqlError)
+    assert issubclass(ceql.CeqlInternalError, Exception)

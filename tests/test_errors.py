@@ -1,0 +1,114 @@
+"""Static checks of reference §4: every error code of the table, with the exact
+location of the caret, and the error classes of the Python API."""
+
+from __future__ import annotations
+
+import pytest
+
+import ceql
+
+SCHEMA = "CREATE STREAM S { EVENT A { v:int, s:string, t:int }, EVENT B { v:int }, EVENT C { v:int } }"
+
+CASES = [
+    # code, query, text under the caret, exception class
+    ("E0100", "SELECT * FROM S WHERE A ; ; B", ";", ceql.CeqlSyntaxError),
+    ("E0101", "SELECT * FROM S WHERE A FILTER A[s LIKE '(']", "'('", ceql.CeqlSyntaxError),
+    ("E0101", "SELECT * FROM S WHERE A LIMIT 9223372036854775808", "9223372036854775808", ceql.CeqlSyntaxError),
+    ("E0200", "SELECT * FROM T WHERE A", "T", ceql.CeqlNameError),
+    ("E0201", "SELECT * FROM S WHERE Q ; B", "Q", ceql.CeqlNameError),
+    ("E0202", "SELECT * FROM S WHERE S>D", "S>D", ceql.CeqlNameError),
+    ("E0203", "SELECT * FROM S WHERE A FILTER q[v > 1]", "q", ceql.CeqlNameError),
+    ("E0204", "SELECT * FROM S WHERE A ; B FILTER B[s = 'x']", "s", ceql.CeqlNameError),
+    ("E0205", "SELECT * FROM S WHERE A AS B", "B", ceql.CeqlNameError),
+    ("E0206", "SELECT * FROM S WHERE A WITHIN 5 [s]", "5 [s]", ceql.CeqlNameError),
+    ("E0206", "SELECT * FROM S WHERE A WITHIN 0 seconds", "0 seconds", ceql.CeqlNameError),
+    ("E0207", "SELECT * FROM S WHERE A PARTITION BY [zz]", "zz", ceql.CeqlNameError),
+    ("E0300", "SELECT * FROM S WHERE A FILTER A[v = 'x']", "=", ceql.CeqlTypeError),
+    ("E0300", "SELECT * FROM S WHERE A FILTER A[s < 'b']", "<", ceql.CeqlTypeError),
+    ("E0300", "SELECT * FROM S WHERE A FILTER A[s + 1 > 2]", "+", ceql.CeqlTypeError),
+    ("E0300", "SELECT * FROM S WHERE A FILTER A[v LIKE 'x']", "LIKE", ceql.CeqlTypeError),
+    ("E0300", "SELECT * FROM S WHERE A FILTER A[v]", "v", ceql.CeqlTypeError),
+    ("E0300", "SELECT * FROM S WHERE A FILTER A[v IN {1, 'a'}]", "IN", ceql.CeqlTypeError),
+    ("E0301", "SELECT * FROM S WHERE (A FILTER B[v > 5]) ; B", "B", ceql.CeqlTypeError),
+    ("E0301", "SELECT * FROM S WHERE A ; NOT(B) ; C FILTER B[v > 1]", "B", ceql.CeqlTypeError),
+    ("E0500", "SELECT MAX * FROM S WHERE A", "MAX", ceql.CeqlUnsupportedError),
+]
+
+
+@pytest.mark.parametrize("code,query,caret,cls", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_error_code_location_and_class(code, query, caret, cls):
+    with pytest.raises(cls) as info:
+        ceql.compile(query, SCHEMA)
+    e = info.value
+    assert e.code == code
+    assert isinstance(e, ceql.CeqlError)
+    assert e.line == 1
+    assert query[e.column - 1 : e.end_column - 1] == caret, (e.column, e.end_column, str(e))
+    # The rendered text shows the code, the location and a caret line.
+    text = str(e)
+    assert text.startswith(f"error[{code}]")
+    assert f"--> query:1:{e.column}" in text
+    assert "^" * len(caret) in text
+
+
+def test_syntax_error_lists_expected_tokens_and_subclasses():
+    with pytest.raises(ceql.CeqlSyntaxError) as info:
+        ceql.compile("SELECT * FROM S WHERE A ; ; B")
+    e = info.value
+    assert (e.line, e.column) == (1, 27)
+    assert e.message == "expected event type, `(` or NOT, found `;`"
+    assert not isinstance(e, ceql.CeqlSemanticError)
+    with pytest.raises(ceql.CeqlSemanticError):
+        ceql.compile("SELECT * FROM S WHERE (A FILTER B[v > 5]) ; B")
+
+
+def test_multiline_error_location_and_rendering():
+    text = "SELECT * FROM Stock\nWHERE SEL AS s ; BUY AS b"
+    schema = "CREATE STREAM Stock { EVENT BUY { price: double }, EVENT SELL { price: double } }"
+    with pytest.raises(ceql.CeqlNameError) as info:
+        ceql.compile(text, schema)
+    assert str(info.value) == (
+        "error[E0201]: unknown event type `SEL`\n"
+        " --> query:2:7\n"
+        "  |\n"
+        "2 | WHERE SEL AS s ; BUY AS b\n"
+        "  |       ^^^ not declared in any stream of FROM (declared: BUY, SELL)"
+    )
+
+
+def test_schema_errors_point_into_the_schema_text():
+    with pytest.raises(ceql.CeqlNameError) as info:
+        ceql.compile("SELECT * FROM S WHERE A", "CREATE STREAM S { EVENT A { v:int, v:int } }")
+    e = info.value
+    assert e.code == "E0209" and e.origin == "schema"
+    assert "--> schema:1:" in str(e)
+    with pytest.raises(ceql.CeqlNameError) as info:
+        ceql.compile("SELECT * FROM S WHERE A", "CREATE STREAM S { EVENT A { v:integerr } }")
+    assert info.value.code == "E0209"
+
+
+def test_from_is_required_with_several_streams():
+    schema = "CREATE STREAM S { EVENT A { v:int } } CREATE STREAM T { EVENT A { v:int } }"
+    with pytest.raises(ceql.CeqlNameError) as info:
+        ceql.compile("SELECT * WHERE A", schema)
+    assert info.value.code == "E0208"
+
+
+def test_warnings_are_collected_with_locations():
+    q = ceql.compile("SELECT * FROM S WHERE (A AS x OR B AS y) ; A AS x", SCHEMA)
+    codes = [w.code for w in q.warnings]
+    assert "W0401" in codes and "W0402" in codes
+    w = next(w for w in q.warnings if w.code == "W0401")
+    assert w.line == 1 and q.text[w.column - 1 : w.end_column - 1] == "x"
+    q = ceql.compile("SELECT * FROM S WHERE (A OR B) AS x FILTER x[s = 'a'] WITHIN 3 EVENTS", SCHEMA)
+    assert [w.code for w in q.warnings] == ["W0403"]
+    q = ceql.compile("SELECT NEXT * FROM S WHERE A WITHIN 3 EVENTS", SCHEMA, compat_ignore_strategy=True)
+    assert [w.code for w in q.warnings] == ["W0404"]
+
+
+def test_errors_without_schema_are_still_static_when_literals_decide():
+    with pytest.raises(ceql.CeqlTypeError):
+        ceql.compile("SELECT * FROM S WHERE A FILTER A[s + 1 > 'x']")
+    with pytest.raises(ceql.CeqlNameError) as info:
+        ceql.compile("SELECT C FROM S WHERE A ; B")
+    assert info.value.code == "E0203"
