@@ -65,10 +65,18 @@ class ChunkView:
         self.sources = [c[1] for c in chunks]
 
     def events_at(self, positions: Sequence[int]) -> List[Any]:
-        out = []
-        for p in positions:
-            i = bisect.bisect_right(self.starts, p) - 1
+        """Looks positions up chunk by chunk (positions are ascending): one lookup
+        per chunk touched, not one per position."""
+        out: List[Any] = []
+        k = 0
+        while k < len(positions):
+            i = bisect.bisect_right(self.starts, positions[k]) - 1
             if i < 0:
-                raise LookupError(f"event at position {p} is no longer retained")
-            out.extend(self.sources[i].events_at([p]))
+                raise LookupError(f"event at position {positions[k]} is no longer retained")
+            end = self.starts[i + 1] if i + 1 < len(self.starts) else None
+            j = k
+            while j < len(positions) and (end is None or positions[j] < end):
+                j += 1
+            out.extend(self.sources[i].events_at(positions[k:j]))
+            k = j
         return out

@@ -1,0 +1,66 @@
+//! The CEA construction of reference §5.4: invariants C1–C3, trimming, projection
+//! and comparison marks, predicate interning per type.
+
+use ceql_engine::{CompileOptions, CompiledQuery};
+
+fn q(text: &str) -> CompiledQuery {
+    CompiledQuery::compile(text, None, CompileOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn check_invariants(c: &CompiledQuery) {
+    let cea = &c.cea;
+    for (p, trs) in cea.out.iter().enumerate() {
+        for t in trs {
+            assert_ne!(t.target, 0, "C1: no transition enters q0");
+            assert!(t.target < cea.num_states as u32);
+        }
+        if cea.finals[p] {
+            assert!(trs.is_empty(), "C3: final states have no outgoing transitions");
+        }
+    }
+    assert!(!cea.finals[0], "C2: q0 is not final");
+}
+
+#[test]
+fn sequence_of_three_has_four_states_and_two_skip_loops() {
+    let c = q("SELECT * FROM S WHERE A ; B ; C");
+    check_invariants(&c);
+    assert_eq!(c.cea.num_states, 4);
+    let loops = c.cea.out.iter().enumerate().flat_map(|(p, t)| t.iter().filter(move |t| t.target as usize == p)).count();
+    assert_eq!(loops, 2);
+}
+
+#[test]
+fn every_formula_shape_satisfies_the_invariants() {
+    for f in [
+        "A+", "A:+", "(A ; B)+", "A ; B:+ ; C", "A : NOT(B):+ : C", "NOT(B) ; C", "(A OR B) AS x ; C FILTER x[v > 1]",
+        "A FILTER A[v > 1] OR A[v < -1]", "((A ; B)+ OR C:+) ; (A : B)+",
+    ] {
+        check_invariants(&q(&format!("SELECT * FROM S WHERE {f}")));
+    }
+}
+
+#[test]
+fn projection_marks_only_selected_variables() {
+    let c = q("SELECT x FROM S WHERE A ; B AS x");
+    let marked: Vec<bool> = c.cea.out.iter().flatten().filter(|t| !t.vars.is_empty()).map(|t| t.marked).collect();
+    assert_eq!(marked.iter().filter(|m| **m).count(), 1);
+    let none = q("SELECT NONE FROM S WHERE A ; B");
+    assert!(none.cea.out.iter().flatten().all(|t| !t.marked));
+    // Comparison marks: binding transitions and transitions leaving q0.
+    assert!(none.cea.out[0].iter().all(|t| t.compared));
+}
+
+#[test]
+fn equal_predicates_share_one_bit_per_type() {
+    let c = q("SELECT * FROM S WHERE A AS x ; A AS y FILTER x[v > 1] AND y[v > 1] AND y[s = 'a']");
+    let a = c.plan.schema.types_named("A")[0] as usize;
+    assert_eq!(c.preds[a].len(), 2);
+}
+
+#[test]
+fn unsatisfiable_parts_are_trimmed() {
+    // C can never be reached after a final state; trimming leaves q0 and the A path.
+    let c = q("SELECT * FROM S WHERE A");
+    assert_eq!(c.cea.num_states, 2);
+}

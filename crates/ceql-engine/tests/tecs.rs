@@ -1,0 +1,77 @@
+//! Direct tests of the tECS: union gadgets, union-lists and enumeration with the
+//! window threshold.
+
+use ceql_engine::enumerate::Enumerator;
+use ceql_engine::output::MatchBuffer;
+use ceql_engine::tecs::{prune, Arena, Item, NodeKind};
+use std::collections::BTreeSet;
+
+fn enumerate(arena: &Arena, root: Item, end: u64, tau: i64) -> BTreeSet<(u64, Vec<u64>)> {
+    let mut out = MatchBuffer::new();
+    let n = Enumerator::default().enumerate(arena, root, end, tau, u64::MAX, &mut out);
+    let set: BTreeSet<(u64, Vec<u64>)> = out.iter().map(|m| (m.start, m.positions.to_vec())).collect();
+    assert_eq!(set.len() as u64, n, "duplicate-free enumeration");
+    set
+}
+
+#[test]
+fn union_gadgets_keep_every_open_complex_event() {
+    let mut a = Arena::new();
+    // Four runs that all started at position 3 (max 3), extended differently.
+    let b = Item { node: a.bottom(3, 3), max: 3 };
+    let leaves: Vec<Item> =
+        (4..8).map(|p| Item { node: a.output(p, b.node, b.max), max: 3 }).collect();
+    // (a) and (b): union of non-union nodes.
+    let u01 = a.union(leaves[0], leaves[1]);
+    let u23 = a.union(leaves[2], leaves[3]);
+    assert_eq!(u01.node.kind(), NodeKind::Union);
+    // (c)/(d): both union nodes.
+    let all = a.union(u01, u23);
+    assert!(all.node.is_safe());
+    let got = enumerate(&a, all, 9, i64::MIN);
+    let want: BTreeSet<_> = (4..8).map(|p| (3, vec![p])).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn union_lists_merge_in_decreasing_max_and_respect_the_window() {
+    let mut a = Arena::new();
+    let bottoms: Vec<Item> = (0..5).map(|i| Item { node: a.bottom(i, i as i64), max: i as i64 }).collect();
+    // A list headed by the newest start, then older ones in strictly decreasing max.
+    let head = Item { node: a.output(10, bottoms[4].node, 4), max: 4 };
+    let mut ul = vec![head];
+    for b in bottoms[..4].iter().rev() {
+        let n = Item { node: a.output(10, b.node, b.max), max: b.max };
+        a.ulist_insert(&mut ul, n);
+    }
+    assert_eq!(ul.iter().map(|i| i.max).collect::<Vec<_>>(), vec![4, 3, 2, 1, 0]);
+    // Inserting a node with an existing max unions it in place.
+    let extra = Item { node: a.output(11, bottoms[2].node, 2), max: 2 };
+    a.ulist_insert(&mut ul, extra);
+    assert_eq!(ul.len(), 5);
+    let merged = a.ulist_merge(&ul);
+    let all = enumerate(&a, merged, 12, i64::MIN);
+    assert_eq!(all.len(), 6);
+    // τ = 2: only starts 2, 3, 4 are in the window.
+    let windowed = enumerate(&a, merged, 12, 2);
+    assert_eq!(windowed.iter().map(|c| c.0).collect::<BTreeSet<_>>(), [2, 3, 4].into_iter().collect());
+    assert_eq!(windowed.len(), 4);
+    // prune drops the expired tail, and the whole list once the head expires.
+    let mut p = ul.clone();
+    assert!(prune(&mut p, 2));
+    assert_eq!(p.iter().map(|i| i.max).collect::<Vec<_>>(), vec![4, 3, 2]);
+    assert!(!prune(&mut p, 5));
+}
+
+#[test]
+fn expired_chunks_are_freed_and_live_ones_kept() {
+    let mut a = Arena::new();
+    let mut last = None;
+    for w in 0..20_000i64 {
+        a.set_coordinate(w);
+        last = Some(a.bottom(w as u64, w));
+        a.expire(w - 100);
+    }
+    assert!(a.live_nodes() <= 2 * ceql_engine::tecs::CHUNK_NODES as u64);
+    assert_eq!(a.get(last.unwrap()).a, 19_999);
+}
