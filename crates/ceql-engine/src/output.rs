@@ -2,7 +2,7 @@
 //! start, end and a list column of positions via offsets).
 
 /// Complex events `([start, end], positions)`, appended in order of `end`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MatchBuffer {
     /// First position of each complex event's interval.
     pub starts: Vec<u64>,
@@ -24,6 +24,12 @@ pub struct MatchRef<'a> {
     pub end: u64,
     /// Data positions, ascending.
     pub positions: &'a [u64],
+}
+
+impl Default for MatchBuffer {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl MatchBuffer {
@@ -62,11 +68,15 @@ impl MatchBuffer {
         (0..self.len()).map(|i| self.get(i))
     }
 
+    /// Appends one complex event.
+    pub fn push(&mut self, start: u64, end: u64, positions: &[u64]) {
+        self.begin(start, end);
+        self.positions.extend_from_slice(positions);
+        self.finish();
+    }
+
     #[inline]
     pub(crate) fn begin(&mut self, start: u64, end: u64) {
-        if self.offsets.is_empty() {
-            self.offsets.push(0);
-        }
         self.starts.push(start);
         self.ends.push(end);
     }

@@ -1,17 +1,32 @@
 //! The `ceql.Match` class: one complex event.
+//!
+//! The complex events of one call share a single columnar buffer; a `Match` is a
+//! reference to that buffer plus an index, so creating millions of them costs one
+//! small object each and no copy of their positions.
 
 use ceql_engine::MatchBuffer;
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyList, PyTuple};
+use std::sync::Arc;
+
+/// The output of one call: complex events and where their data comes from.
+struct Shared {
+    buf: MatchBuffer,
+    source: Option<Py<PyAny>>,
+}
 
 /// A complex event: interval `[start, end]` in input positions and the positions of
 /// its events. `events` fetches their data from the input it came from.
 #[pyclass(frozen, module = "ceql", name = "Match")]
 pub struct Match {
-    start: u64,
-    end: u64,
-    positions: Vec<u64>,
-    source: Option<Py<PyAny>>,
+    shared: Arc<Shared>,
+    index: usize,
+}
+
+impl Match {
+    fn get(&self) -> ceql_engine::MatchRef<'_> {
+        self.shared.buf.get(self.index)
+    }
 }
 
 #[pymethods]
@@ -19,72 +34,71 @@ impl Match {
     #[new]
     #[pyo3(signature = (start, end, positions, source=None))]
     fn new(start: u64, end: u64, positions: Vec<u64>, source: Option<Py<PyAny>>) -> Self {
-        Match { start, end, positions, source }
+        let mut buf = MatchBuffer::new();
+        buf.push(start, end, &positions);
+        Match { shared: Arc::new(Shared { buf, source }), index: 0 }
     }
 
     /// First position of the interval.
     #[getter]
     fn start(&self) -> u64 {
-        self.start
+        self.get().start
     }
 
     /// Last position of the interval (the event at which the match was reported).
     #[getter]
     fn end(&self) -> u64 {
-        self.end
+        self.get().end
     }
 
     /// Positions of the events of the complex event, ascending.
     #[getter]
     fn positions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, &self.positions)
+        PyTuple::new(py, self.get().positions)
     }
 
     /// The data of those events, in position order.
     #[getter]
     fn events(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        match &self.source {
-            Some(src) => Ok(src.bind(py).call_method1("events_at", (self.positions.clone(),))?.unbind()),
+        match &self.shared.source {
+            Some(src) => Ok(src.bind(py).call_method1("events_at", (PyList::new(py, self.get().positions)?,))?.unbind()),
             None => Err(pyo3::exceptions::PyValueError::new_err("this match has no event source")),
         }
     }
 
     fn __repr__(&self) -> String {
-        let ps: Vec<String> = self.positions.iter().map(u64::to_string).collect();
+        let m = self.get();
+        let ps: Vec<String> = m.positions.iter().map(u64::to_string).collect();
         let tail = if ps.len() == 1 { "," } else { "" };
-        format!("Match(start={}, end={}, positions=({}{tail}))", self.start, self.end, ps.join(", "))
+        format!("Match(start={}, end={}, positions=({}{tail}))", m.start, m.end, ps.join(", "))
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         match other.cast::<Match>() {
-            Ok(o) => {
-                let o = o.get();
-                (self.start, self.end, &self.positions) == (o.start, o.end, &o.positions)
-            }
+            Ok(o) => self.get() == o.get().get(),
             Err(_) => false,
         }
     }
 
     fn __hash__(&self) -> u64 {
         use std::hash::{Hash, Hasher};
+        let m = self.get();
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        (self.start, self.end, &self.positions).hash(&mut h);
+        (m.start, m.end, m.positions).hash(&mut h);
         h.finish()
     }
 
     fn __len__(&self) -> usize {
-        self.positions.len()
+        self.get().positions.len()
     }
 }
 
-/// Converts a buffer of complex events into `Match` objects tied to `source`.
-pub fn to_matches(py: Python<'_>, buf: &MatchBuffer, source: Option<&Py<PyAny>>) -> Vec<Match> {
-    buf.iter()
-        .map(|m| Match {
-            start: m.start,
-            end: m.end,
-            positions: m.positions.to_vec(),
-            source: source.map(|s| s.clone_ref(py)),
-        })
-        .collect()
+/// Builds the Python list of `Match` objects for the complex events in `buf`
+/// (which is taken, leaving an empty buffer behind).
+pub fn to_match_list<'py>(py: Python<'py>, buf: &mut MatchBuffer, source: Option<&Py<PyAny>>) -> PyResult<Bound<'py, PyList>> {
+    let n = buf.len();
+    let shared = Arc::new(Shared { buf: std::mem::take(buf), source: source.map(|s| s.clone_ref(py)) });
+    let items = (0..n).map(|index| Match { shared: shared.clone(), index });
+    let objs: Vec<Bound<'py, Match>> = items.map(|m| Bound::new(py, m)).collect::<PyResult<_>>()?;
+    PyList::new(py, objs)
 }

@@ -3,12 +3,12 @@
 use crate::arrow::stream_of;
 use crate::convert::to_value;
 use crate::errors::{event_error, guarded, internal_error};
-use crate::matches::{to_matches, Match};
+use crate::matches::to_match_list;
 use crate::query::NativeQuery;
 use ceql_engine::{EventError, LatePolicy, MatchBuffer, Runtime, RuntimeOptions, Value, ValueRef};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 /// A stateful evaluator.
 #[pyclass(module = "ceql._ceql")]
@@ -133,23 +133,23 @@ impl NativeRuntime {
 
     /// Pushes every mapping of the iterable `events`; returns the matches.
     #[pyo3(signature = (events, source=None))]
-    fn push_events(&mut self, py: Python<'_>, events: &Bound<'_, PyAny>, source: Option<Py<PyAny>>) -> PyResult<Vec<Match>> {
+    fn push_events<'py>(&mut self, py: Python<'py>, events: &Bound<'py, PyAny>, source: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyList>> {
         self.run(py, |this| {
             this.out.clear();
             for ev in events.try_iter()? {
                 this.push_one(py, &ev?)?;
             }
-            Ok(to_matches(py, &this.out, source.as_ref()))
+            to_match_list(py, &mut this.out, source.as_ref())
         })
     }
 
     /// Pushes every row of an Arrow-compatible object (`__arrow_c_stream__`).
     #[pyo3(signature = (data, source=None))]
-    fn push_arrow(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>, source: Option<Py<PyAny>>) -> PyResult<Vec<Match>> {
+    fn push_arrow<'py>(&mut self, py: Python<'py>, data: &Bound<'py, PyAny>, source: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyList>> {
         self.run(py, |this| {
             this.out.clear();
             this.push_arrow_rows(py, data)?;
-            Ok(to_matches(py, &this.out, source.as_ref()))
+            to_match_list(py, &mut this.out, source.as_ref())
         })
     }
 

@@ -1,0 +1,67 @@
+//! Seeded, reproducible workload generators for the benchmarks, after the CORE
+//! paper's experiments (§6): streams of event types drawn uniformly, and a driver
+//! that feeds them to the engine with enumeration on or off.
+
+use ceql_engine::{CompileOptions, CompiledQuery, MatchBuffer, Runtime, RuntimeOptions, Target, ValueRef};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+use std::sync::Arc;
+
+/// A stream of event types (indexes into `types`).
+#[derive(Clone, Debug)]
+pub struct Workload {
+    /// Event type names.
+    pub types: Vec<String>,
+    /// The stream: one type index per event.
+    pub events: Vec<u32>,
+}
+
+impl Workload {
+    /// `n` events drawn uniformly from `types`, with a fixed seed.
+    pub fn uniform(types: &[&str], n: usize, seed: u64) -> Workload {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let events = (0..n).map(|_| rng.random_range(0..types.len() as u32)).collect();
+        Workload { types: types.iter().map(|t| t.to_string()).collect(), events }
+    }
+
+    /// Types `A1..An` followed by the noise types `B1..B6` (CORE §6).
+    pub fn sequence_types(n: usize) -> Vec<String> {
+        (1..=n).map(|i| format!("A{i}")).chain((1..=6).map(|i| format!("B{i}"))).collect()
+    }
+}
+
+/// `SELECT * FROM S WHERE A1 ; A2 ; ... ; An WITHIN w EVENTS`.
+pub fn sequence_query(n: usize, window: u64) -> String {
+    let body: Vec<String> = (1..=n).map(|i| format!("A{i}")).collect();
+    format!("SELECT * FROM S WHERE {} WITHIN {window} EVENTS", body.join(" ; "))
+}
+
+/// A compiled query with its event targets resolved once.
+pub struct Driver {
+    query: Arc<CompiledQuery>,
+    targets: Vec<Target>,
+}
+
+impl Driver {
+    /// Compiles `text` for the types of `workload`.
+    pub fn new(text: &str, types: &[String]) -> Driver {
+        let query = Arc::new(CompiledQuery::compile(text, None, CompileOptions::default()).expect("benchmark query compiles"));
+        let probe = Runtime::new(query.clone(), RuntimeOptions::default());
+        let targets = types.iter().map(|t| probe.resolve_target(None, t).expect("type resolves")).collect();
+        Driver { query, targets }
+    }
+
+    /// Runs the whole workload; returns the number of complex events (or of
+    /// positions with output when `enumerate` is false).
+    pub fn run(&self, workload: &Workload, enumerate: bool, out: &mut MatchBuffer) -> u64 {
+        let mut rt = Runtime::new(self.query.clone(), RuntimeOptions { enumerate, ..RuntimeOptions::default() });
+        let mut total = 0;
+        let row: &[ValueRef<'_>] = &[];
+        for &e in &workload.events {
+            rt.push_target(self.targets[e as usize], row, out).expect("valid event");
+            total += out.len() as u64;
+            out.clear();
+        }
+        total
+    }
+}
