@@ -41,8 +41,10 @@ def test_core_vector_without_schema(v):
 
 
 @pytest.mark.parametrize("v", LATER, ids=[v["id"] for v in LATER])
-def test_strategy_vectors_are_rejected_until_implemented(v):
-    with pytest.raises(ceql.CeqlUnsupportedError) as e:
-        ceql.compile(v["query"], v["schema"])
-    assert e.value.code == "E0500"
-    assert "not supported yet" in str(e.value)
+def test_strategy_vector_with_schema(v):
+    check_against(run_vector(v), v["expected"], v.get("limit"))
+
+
+@pytest.mark.parametrize("v", LATER, ids=[v["id"] for v in LATER])
+def test_strategy_vector_without_schema(v):
+    check_against(run_vector(v, schema=False), v["expected"], v.get("limit"))

@@ -9,7 +9,8 @@ use crate::predicate::{AttrSlot, PredIr};
 use crate::schema::TypeId;
 use crate::value::AttrType;
 use crate::analyze::validate_declarations;
-use ceql_syntax::ast::ConsumePolicy;
+use crate::det::StrategyKind;
+use ceql_syntax::ast::{ConsumePolicy, Strategy};
 use ceql_syntax::Diagnostic;
 use std::sync::Arc;
 
@@ -57,6 +58,8 @@ pub struct CompiledQuery {
     pub primary_time: Vec<Option<AttrSlot>>,
     /// Stable hash of the query text, schema and options (checked by snapshots).
     pub fingerprint: u64,
+    /// Which strategy automaton the determinizer builds.
+    pub strategy: StrategyKind,
 }
 
 impl CompiledQuery {
@@ -73,8 +76,23 @@ impl CompiledQuery {
         decls.extend(parsed.streams.iter().cloned());
         let opts = CheckOptions { compat_ignore_strategy: options.compat_ignore_strategy };
         let plan = analyze(&parsed.query, &decls, opts).map_err(|d| CompileError::new(d, text, "query"))?;
-        let (cea, mut table) =
+        let (mut cea, mut table) =
             build_cea(&plan.pattern, &plan.schema, &plan.projection).map_err(|d| CompileError::new(d, text, "query"))?;
+        let strategy = match plan.strategy {
+            Strategy::All | Strategy::Any => StrategyKind::All,
+            Strategy::Strict => {
+                // STRICT ([FCEP] C.3.1, two-copy product): with runs starting at
+                // every position, a contiguous run is one that never takes a
+                // comparison-unmarked transition after its start.
+                for trs in &mut cea.out {
+                    trs.retain(|t| t.compared);
+                }
+                StrategyKind::All
+            }
+            Strategy::Next => StrategyKind::Next,
+            Strategy::Last => StrategyKind::Last,
+            Strategy::Max => StrategyKind::Max,
+        };
         let schema_def = &plan.schema;
         // Attribute layout: predicate attributes, then partition keys and the window.
         let keys: Vec<Vec<KeySource>> = schema_def
@@ -147,6 +165,7 @@ impl CompiledQuery {
             keys,
             window_slot,
             primary_time,
+            strategy,
         })
     }
 

@@ -207,7 +207,7 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
     typing::check_filters(query, &resolved, &mut warnings)?;
     // Scope (E0301).
     scope::check_well_formed(&query.pattern, &resolved)?;
-    // Phase-later constructs.
+    // Strategies: CORE C++ compatibility evaluates them as ALL.
     let strategy = match query.strategy {
         Strategy::All | Strategy::Any => query.strategy,
         s if opts.compat_ignore_strategy => {
@@ -218,15 +218,7 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
             );
             Strategy::All
         }
-        s => {
-            let span = query.strategy_span.unwrap_or(query.select_span);
-            return Err(Diagnostic::error(
-                "E0500",
-                format!("selection strategy {} is not supported yet", s.keyword()),
-                span,
-            )
-            .with_label("only ALL and ANY are available; compat_ignore_strategy=True evaluates it as ALL"));
-        }
+        s => s,
     };
     // Lints.
     lints::safety(&query.pattern, &mut warnings);

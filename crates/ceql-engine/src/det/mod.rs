@@ -1,47 +1,49 @@
 //! Lazy I/O-determinization with a bounded cache (reference §5.6), after the lazy
-//! DFA of regex-automata: det-states are interned sets of CEA states, successors
-//! are computed on demand and memoised in dense per-state rows indexed by class,
-//! and when the cache outgrows its budget it is cleared and rebuilt from the
-//! det-states that are still in use.
+//! DFA of regex-automata: det-states are interned keys, successors are computed on
+//! demand and memoised in dense per-state rows indexed by event class, and when the
+//! cache outgrows its budget it is cleared and rebuilt from the det-states still in
+//! use.
 //!
-//! `δ(P, c) = (P•, P∘)`: the states reached from `P` on class `c` by marking and by
-//! non-marking transitions. From a det-state an event therefore has at most one
-//! marking and one non-marking successor, which is what makes the tECS
-//! duplicate-free.
+//! A det-state key is `P ‖ X`: a set `P` of automaton states plus the component
+//! the selection strategy's automaton adds (see [`strategy`]). Successors are split
+//! by output mark, so an event leads a det-run to at most one output-marked
+//! successor and (at most two, for MAX) unmarked ones: the tECS stays
+//! duplicate-free and Algorithm 1 runs unchanged for every strategy.
 
 mod classes;
+mod preorder;
+pub mod strategy;
 
 pub use classes::{ClassId, ClassTable, OTHER_TYPE};
+pub use strategy::StrategyKind;
 
 use crate::bitset;
 use crate::cea::Cea;
 use crate::schema::TypeId;
+use preorder::Preorders;
 use std::collections::HashMap;
 use std::sync::Arc;
+use strategy::Scratch;
 
-/// Id of an interned det-state. Id 0 is always the initial det-state `{q0}`.
+/// Id of an interned det-state. Id 0 is always the initial (virtual) det-state.
 pub type DetId = u32;
-/// No successor (the empty set).
+/// No successor.
 pub const DEAD: DetId = u32::MAX;
-/// The initial det-state `{q0}`.
+/// The initial det-state: the virtual run that has not started (`{q0}`).
 pub const INITIAL: DetId = 0;
+const UNKNOWN: DetId = u32::MAX - 1;
 
-const UNKNOWN: u64 = u64::MAX - 1;
+/// Successors of a det-state on a class: slot 0 is reached by output-marking
+/// transitions, slots 1 and 2 by non-marking ones; for the virtual det-state, slots
+/// 0–2 are the runs that start at this event and slot 3 is its own next det-state.
+pub type Succ = [DetId; 4];
 
-#[inline]
-fn pack(marked: DetId, unmarked: DetId) -> u64 {
-    (marked as u64) << 32 | unmarked as u64
-}
-
-#[inline]
-fn unpack(t: u64) -> (DetId, DetId) {
-    ((t >> 32) as DetId, t as DetId)
-}
+const UNKNOWN_SUCC: Succ = [UNKNOWN, DEAD, DEAD, DEAD];
 
 /// Budget and thrashing guard of the cache (reference §5.6 defaults).
 #[derive(Clone, Copy, Debug)]
 pub struct CacheConfig {
-    /// Bytes for interned sets, classes and transition rows.
+    /// Bytes for interned keys, classes and transition rows.
     pub max_cache_bytes: usize,
     /// Number of det-states.
     pub max_det_states: usize,
@@ -64,7 +66,7 @@ pub struct CacheStats {
     pub det_states_created: u64,
     /// Transition lookups answered from the cache.
     pub hits: u64,
-    /// Transition lookups that computed `δ`.
+    /// Transition lookups that computed successors.
     pub misses: u64,
     /// Cache clears.
     pub clears: u64,
@@ -72,40 +74,56 @@ pub struct CacheStats {
     pub uncached: bool,
 }
 
+/// A det-state independent of any cache (for snapshots).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PortableDet {
+    /// The state set `P`.
+    pub states: Vec<u64>,
+    /// NEXT/LAST: the blocks of the preorder, concatenated; MAX: the set `Q`.
+    pub extra: Vec<u64>,
+}
+
 /// The lazily determinized automaton of one query evaluation, shared by all its
 /// partitions.
 pub struct DetCache {
     cea: Arc<Cea>,
+    kind: StrategyKind,
     config: CacheConfig,
     /// Words per state set.
     words: usize,
-    /// Interned sets, `words` words each, indexed by det id.
-    sets: Vec<u64>,
+    /// Words per key (`P ‖ X`).
+    key_words: usize,
+    keys: Vec<u64>,
     finals: Vec<bool>,
     index: HashMap<Box<[u64]>, DetId, foldhash::fast::RandomState>,
+    preorders: Preorders,
     /// Classes of the events seen since the last clear.
     pub classes: ClassTable,
     /// Transition rows: `trans[det * stride + class]`.
-    trans: Vec<u64>,
+    trans: Vec<Succ>,
     stride: usize,
     stats: CacheStats,
     clear_threshold: usize,
     state_threshold: usize,
     clears_in_burst: u32,
     burst_start_event: u64,
-    scratch_marked: Vec<u64>,
-    scratch_unmarked: Vec<u64>,
+    scratch: Scratch,
+    out: [Vec<u64>; 4],
 }
 
 impl DetCache {
-    /// A cache for `cea`, whose types have `preds_per_type[t]` predicates.
-    pub fn new(cea: Arc<Cea>, preds_per_type: &[usize], config: CacheConfig) -> Self {
+    /// A cache for `cea` under strategy `kind`, whose types have
+    /// `preds_per_type[t]` predicates.
+    pub fn new(cea: Arc<Cea>, kind: StrategyKind, preds_per_type: &[usize], config: CacheConfig) -> Self {
         let words = bitset::words_for(cea.num_states);
         let mut cache = DetCache {
+            kind,
             words,
-            sets: Vec::new(),
+            key_words: words + kind.extra_words(words),
+            keys: Vec::new(),
             finals: Vec::new(),
             index: HashMap::default(),
+            preorders: Preorders::new(words),
             classes: ClassTable::new(preds_per_type),
             trans: Vec::new(),
             stride: 8,
@@ -114,8 +132,8 @@ impl DetCache {
             state_threshold: config.max_det_states,
             clears_in_burst: 0,
             burst_start_event: 0,
-            scratch_marked: vec![0; words],
-            scratch_unmarked: vec![0; words],
+            scratch: Scratch::new(words),
+            out: Default::default(),
             config,
             cea,
         };
@@ -124,9 +142,10 @@ impl DetCache {
     }
 
     fn intern_initial(&mut self) {
-        let mut q0 = vec![0u64; self.words];
-        bitset::set(&mut q0, 0);
-        let id = self.intern(&q0);
+        let mut key = vec![0u64; self.key_words];
+        bitset::set(&mut key, 0);
+        // NEXT/LAST: preorder 0 (no live run); MAX: Q = ∅.
+        let id = self.intern(&key);
         debug_assert_eq!(id, INITIAL);
     }
 
@@ -135,15 +154,24 @@ impl DetCache {
         &self.cea
     }
 
-    /// Whether det-state `d` contains a final state.
+    /// The strategy whose automaton is built.
+    pub fn kind(&self) -> StrategyKind {
+        self.kind
+    }
+
+    /// Whether det-state `d` accepts.
     #[inline]
     pub fn is_final(&self, d: DetId) -> bool {
         self.finals[d as usize]
     }
 
-    /// The CEA states of det-state `d`.
+    fn key(&self, d: DetId) -> &[u64] {
+        &self.keys[d as usize * self.key_words..(d as usize + 1) * self.key_words]
+    }
+
+    /// The automaton states `P` of det-state `d`.
     pub fn states(&self, d: DetId) -> &[u64] {
-        &self.sets[d as usize * self.words..(d as usize + 1) * self.words]
+        &self.key(d)[..self.words]
     }
 
     /// Number of interned det-states.
@@ -166,69 +194,51 @@ impl DetCache {
         c
     }
 
-    /// `δ(det, class)` as (marking successor, non-marking successor), [`DEAD`] for none.
+    /// The successors of `det` on `class` (see [`Succ`]).
     #[inline]
-    pub fn step(&mut self, det: DetId, class: ClassId) -> (DetId, DetId) {
+    pub fn step(&mut self, det: DetId, class: ClassId) -> Succ {
         if !self.stats.uncached {
             let t = self.trans[det as usize * self.stride + class as usize];
-            if t != UNKNOWN {
+            if t[0] != UNKNOWN {
                 self.stats.hits += 1;
-                return unpack(t);
+                return t;
             }
         }
         self.step_slow(det, class)
     }
 
     #[cold]
-    fn step_slow(&mut self, det: DetId, class: ClassId) -> (DetId, DetId) {
+    fn step_slow(&mut self, det: DetId, class: ClassId) -> Succ {
         self.stats.misses += 1;
+        let key = self.key(det).to_vec();
         let (ty, bits) = self.classes.get(class);
-        let (m, u) = (&mut self.scratch_marked, &mut self.scratch_unmarked);
-        m.iter_mut().for_each(|w| *w = 0);
-        u.iter_mut().for_each(|w| *w = 0);
-        let set = &self.sets[det as usize * self.words..(det as usize + 1) * self.words];
-        for p in bitset::iter(set) {
-            for tr in &self.cea.out[p] {
-                if self.cea.guards[tr.guard as usize].matches(ty, bits) {
-                    let target = if tr.marked { &mut *m } else { &mut *u };
-                    bitset::set(target, tr.target as usize);
-                }
+        let bits = bits.to_vec();
+        let mut out = std::mem::take(&mut self.out);
+        strategy::successors(&self.cea, self.kind, &key, ty, &bits, &mut self.preorders, &mut self.scratch, &mut out);
+        let mut succ = [DEAD; 4];
+        for (slot, k) in out.iter().enumerate() {
+            if !k.is_empty() {
+                succ[slot] = self.intern(k);
             }
         }
-        let m = std::mem::take(&mut self.scratch_marked);
-        let u = std::mem::take(&mut self.scratch_unmarked);
-        let md = if bitset::is_empty(&m) { DEAD } else { self.intern(&m) };
-        let ud = if bitset::is_empty(&u) { DEAD } else { self.intern(&u) };
-        self.scratch_marked = m;
-        self.scratch_unmarked = u;
+        self.out = out;
         if !self.stats.uncached {
-            self.trans[det as usize * self.stride + class as usize] = pack(md, ud);
+            self.trans[det as usize * self.stride + class as usize] = succ;
         }
-        (md, ud)
+        succ
     }
 
-    /// Interns a det-state given as automaton-state words (snapshot restore).
-    pub fn intern_states(&mut self, set: &[u64]) -> DetId {
-        assert_eq!(set.len(), self.words, "state set width");
-        self.intern(set)
-    }
-
-    /// Restores counters from a snapshot.
-    pub fn restore_stats(&mut self, stats: CacheStats) {
-        let uncached = self.stats.uncached;
-        self.stats = CacheStats { uncached, ..stats };
-    }
-
-    fn intern(&mut self, set: &[u64]) -> DetId {
-        if let Some(&d) = self.index.get(set) {
+    fn intern(&mut self, key: &[u64]) -> DetId {
+        debug_assert_eq!(key.len(), self.key_words);
+        if let Some(&d) = self.index.get(key) {
             return d;
         }
         let id = self.finals.len() as DetId;
-        self.sets.extend_from_slice(set);
-        self.finals.push(bitset::iter(set).any(|q| self.cea.finals[q]));
-        self.index.insert(Box::from(set), id);
+        self.keys.extend_from_slice(key);
+        self.finals.push(strategy::is_final(&self.cea, self.kind, self.words, key, &self.preorders));
+        self.index.insert(Box::from(key), id);
         if !self.stats.uncached {
-            self.trans.resize(self.trans.len() + self.stride, UNKNOWN);
+            self.trans.resize(self.trans.len() + self.stride, UNKNOWN_SUCC);
         }
         self.stats.det_states_created += 1;
         id
@@ -238,7 +248,7 @@ impl DetCache {
         let old = self.stride;
         let new = (old * 2).max(self.classes.len().next_power_of_two());
         if !self.stats.uncached {
-            let mut trans = vec![UNKNOWN; self.num_states() * new];
+            let mut trans = vec![UNKNOWN_SUCC; self.num_states() * new];
             for d in 0..self.num_states() {
                 trans[d * new..d * new + old].copy_from_slice(&self.trans[d * old..(d + 1) * old]);
             }
@@ -249,11 +259,12 @@ impl DetCache {
 
     /// Approximate heap bytes held by the cache.
     pub fn memory_bytes(&self) -> usize {
-        self.sets.len() * 8
+        self.keys.len() * 8
             + self.finals.len()
-            + self.index.len() * (self.words * 8 + 40)
-            + self.trans.len() * 8
+            + self.index.len() * (self.key_words * 8 + 40)
+            + self.trans.len() * std::mem::size_of::<Succ>()
             + self.classes.memory_bytes()
+            + self.preorders.memory_bytes()
     }
 
     /// True when the cache should be cleared before the next event.
@@ -262,16 +273,53 @@ impl DetCache {
         self.num_states() > self.state_threshold || self.memory_bytes() > self.clear_threshold
     }
 
-    /// Clears the cache, keeping the det-states in `live` (in that order, after the
-    /// initial one). Returns the map from old to new ids (`DEAD` for dropped ones).
+    /// A det-state in a form independent of this cache.
+    pub fn export(&self, d: DetId) -> PortableDet {
+        let key = self.key(d);
+        let extra = match self.kind {
+            StrategyKind::All => Vec::new(),
+            StrategyKind::Next | StrategyKind::Last => self.preorders.blocks(key[self.words] as u32).to_vec(),
+            StrategyKind::Max => key[self.words..].to_vec(),
+        };
+        PortableDet { states: key[..self.words].to_vec(), extra }
+    }
+
+    /// Interns a det-state given in portable form; `None` if it does not fit
+    /// this automaton.
+    pub fn import(&mut self, p: &PortableDet) -> Option<DetId> {
+        if p.states.len() != self.words {
+            return None;
+        }
+        let mut key = p.states.clone();
+        match self.kind {
+            StrategyKind::All if p.extra.is_empty() => {}
+            StrategyKind::Next | StrategyKind::Last if p.extra.len() % self.words == 0 => {
+                key.push(self.preorders.intern(&p.extra) as u64)
+            }
+            StrategyKind::Max if p.extra.len() == self.words => key.extend_from_slice(&p.extra),
+            _ => return None,
+        }
+        Some(self.intern(&key))
+    }
+
+    /// Restores counters from a snapshot.
+    pub fn restore_stats(&mut self, stats: CacheStats) {
+        let uncached = self.stats.uncached;
+        self.stats = CacheStats { uncached, ..stats };
+    }
+
+    /// Clears the cache, keeping the det-states in `live` (the initial one always
+    /// keeps id 0). Returns the map from old to new ids (`DEAD` for dropped ones).
     /// `events` is the number of events processed so far (thrashing guard).
     pub fn clear(&mut self, live: impl IntoIterator<Item = DetId>, events: u64) -> Vec<DetId> {
-        let old_sets = std::mem::take(&mut self.sets);
         let old_count = self.finals.len();
+        let live: Vec<(DetId, PortableDet)> = live.into_iter().map(|d| (d, self.export(d))).collect();
+        self.keys.clear();
         self.finals.clear();
         self.index.clear();
         self.trans.clear();
         self.classes.clear();
+        self.preorders = Preorders::new(self.words);
         self.stats.clears += 1;
         // Thrashing guard.
         if self.clears_in_burst == 0
@@ -288,10 +336,9 @@ impl DetCache {
         let mut remap = vec![DEAD; old_count];
         self.intern_initial();
         remap[INITIAL as usize] = INITIAL;
-        for d in live {
+        for (d, p) in live {
             if remap[d as usize] == DEAD {
-                let set = &old_sets[d as usize * self.words..(d as usize + 1) * self.words];
-                remap[d as usize] = self.intern(set);
+                remap[d as usize] = self.import(&p).expect("a live det-state fits its own automaton");
             }
         }
         // When many det-states are still in use, let the cache grow to twice that
@@ -305,14 +352,20 @@ impl DetCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cea::{Cea, Guard, Term, Transition};
     use crate::bitset::BitSet;
+    use crate::cea::{Cea, Guard, Term, Transition};
 
     /// q0 -A-> 1 (marked), 1 -TRUE-> 1, 1 -B-> 2 (marked, final).
     fn seq_ab() -> Arc<Cea> {
         let a = Guard { negated: false, terms: vec![Term { ty: 0, bits: vec![] }] };
         let b = Guard { negated: false, terms: vec![Term { ty: 1, bits: vec![] }] };
-        let t = |guard, target, marked| Transition { guard, vars: BitSet::new(), target, marked, compared: marked };
+        let t = |guard, target, marked: bool| {
+            let mut vars = BitSet::new();
+            if marked {
+                vars.insert(0);
+            }
+            Transition { guard, vars, target, marked, compared: marked }
+        };
         Arc::new(Cea {
             num_states: 3,
             finals: vec![false, false, true],
@@ -323,13 +376,14 @@ mod tests {
 
     #[test]
     fn steps_are_cached_and_io_deterministic() {
-        let mut c = DetCache::new(seq_ab(), &[0, 0], CacheConfig::default());
+        let mut c = DetCache::new(seq_ab(), StrategyKind::All, &[0, 0], CacheConfig::default());
         let a = c.class_of(0, &[0]);
         let b = c.class_of(1, &[0]);
-        let (m, u) = c.step(INITIAL, a);
+        let [m, u, _, v] = c.step(INITIAL, a);
         assert_ne!(m, DEAD);
         assert_eq!(u, DEAD);
-        let (m2, u2) = c.step(m, b);
+        assert_eq!(v, INITIAL, "the virtual run of ALL stays {{q0}}");
+        let [m2, u2, _, _] = c.step(m, b);
         assert!(c.is_final(m2));
         assert_eq!(u2, m, "the skip loop keeps the run in {{1}}");
         c.step(m, b);
@@ -339,15 +393,17 @@ mod tests {
 
     #[test]
     fn clear_keeps_live_states_and_results() {
-        let mut c = DetCache::new(seq_ab(), &[0, 0], CacheConfig::default());
-        let a = c.class_of(0, &[0]);
-        let (m, _) = c.step(INITIAL, a);
-        let remap = c.clear([m], 1);
-        let m_new = remap[m as usize];
-        assert_ne!(m_new, DEAD);
-        let b = c.class_of(1, &[0]);
-        let (f, _) = c.step(m_new, b);
-        assert!(c.is_final(f));
-        assert_eq!(c.stats().clears, 1);
+        for kind in [StrategyKind::All, StrategyKind::Next, StrategyKind::Last, StrategyKind::Max] {
+            let mut c = DetCache::new(seq_ab(), kind, &[0, 0], CacheConfig::default());
+            let a = c.class_of(0, &[0]);
+            let [m, _, _, v] = c.step(INITIAL, a);
+            let before = c.export(m);
+            let remap = c.clear([m, v], 1);
+            assert_eq!(c.export(remap[m as usize]), before, "{kind:?}");
+            let b = c.class_of(1, &[0]);
+            let [f, ..] = c.step(remap[m as usize], b);
+            assert!(c.is_final(f), "{kind:?}");
+            assert_eq!(c.stats().clears, 1);
+        }
     }
 }

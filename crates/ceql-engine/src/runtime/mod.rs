@@ -145,7 +145,7 @@ impl Runtime {
             }),
             _ => None,
         };
-        let cache = DetCache::new(query.cea.clone(), &query.preds_per_type(), options.cache);
+        let cache = DetCache::new(query.cea.clone(), query.strategy, &query.preds_per_type(), options.cache);
         let partitions = Partitions::new(query.is_partitioned());
         Runtime {
             layout,
@@ -306,11 +306,14 @@ impl Runtime {
                 // Lazily consumed: drop it now instead of keeping its states.
                 self.pool.extend(p.table.drain(..).map(|e| e.ul));
                 p.epoch = epoch;
+                p.virtual_det = crate::det::INITIAL;
             }
+            live.push(p.virtual_det);
             live.extend(p.table.iter().map(|e| e.det));
         }
         let remap = self.cache.clear(live, self.stats.events);
         for p in self.partitions.iter_mut() {
+            p.virtual_det = remap[p.virtual_det as usize];
             for e in &mut p.table {
                 e.det = remap[e.det as usize];
             }

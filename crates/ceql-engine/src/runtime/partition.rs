@@ -31,6 +31,10 @@ pub struct Partition {
     pub epoch: u64,
     /// Window coordinate of the partition's last event.
     pub last_w: i64,
+    /// Det-state of the virtual run (the run that has not started yet). Always
+    /// the initial det-state under ALL; under NEXT/LAST/MAX it carries the order
+    /// or domination information of every live run (reference §5.5).
+    pub virtual_det: DetId,
     prev: PartitionId,
     next: PartitionId,
     live: bool,
@@ -79,7 +83,16 @@ impl Partitions {
         if let Some(&id) = self.index.get(key) {
             return id;
         }
-        let part = Partition { key: key.into(), table: Vec::new(), epoch, last_w: i64::MIN, prev: NIL, next: NIL, live: true };
+        let part = Partition {
+            key: key.into(),
+            table: Vec::new(),
+            epoch,
+            last_w: i64::MIN,
+            virtual_det: crate::det::INITIAL,
+            prev: NIL,
+            next: NIL,
+            live: true,
+        };
         let id = match self.free.pop() {
             Some(id) => {
                 self.slots[id as usize] = part;
@@ -154,10 +167,20 @@ impl Partitions {
     }
 
     /// Drops every keyed partition whose last event is below `tau`: all its
-    /// union-lists have expired.
+    /// union-lists have expired. A partition whose virtual run still carries
+    /// strategy state (NEXT/LAST/MAX) keeps that state, which later matches are
+    /// compared with (strategy before window, §3.6): its table is released and it
+    /// leaves the idle list until its key is seen again.
     pub fn evict_idle(&mut self, tau: i64, pool: &mut Vec<UnionList>) {
         while self.keyed && self.tail != NIL && self.slots[self.tail as usize].last_w < tau {
-            self.remove(self.tail, pool);
+            let id = self.tail;
+            if self.slots[id as usize].virtual_det == crate::det::INITIAL {
+                self.remove(id, pool);
+            } else {
+                let p = &mut self.slots[id as usize];
+                pool.extend(p.table.drain(..).map(|e| e.ul));
+                self.unlink(id);
+            }
         }
     }
 

@@ -6,7 +6,7 @@
 //! det-state as its set of automaton states; the cache is rebuilt lazily.
 
 use super::{LatePolicy, Partitions, Runtime, RuntimeOptions, RuntimeStats};
-use crate::det::{CacheConfig, CacheStats};
+use crate::det::{CacheConfig, CacheStats, PortableDet};
 use crate::query::CompiledQuery;
 use crate::tecs::{Arena, Item, Node};
 use serde::{Deserialize, Serialize};
@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"CEQLSNAP";
 /// Current snapshot format version.
-pub const SNAPSHOT_VERSION: u32 = 1;
+pub const SNAPSHOT_VERSION: u32 = 2;
 
 /// Why a snapshot cannot be restored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,8 +46,10 @@ struct PartitionState {
     key: Vec<u8>,
     epoch: u64,
     last_w: i64,
-    /// (det-state as automaton-state words, union-list).
-    entries: Vec<(Vec<u64>, Vec<Item>)>,
+    /// Det-state of the virtual run.
+    virtual_det: PortableDet,
+    /// (det-state, union-list).
+    entries: Vec<(PortableDet, Vec<Item>)>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -81,10 +83,11 @@ impl Runtime {
                     key: p.key.to_vec(),
                     epoch: p.epoch,
                     last_w: p.last_w,
+                    virtual_det: self.cache.export(if stale { crate::det::INITIAL } else { p.virtual_det }),
                     entries: if stale {
                         Vec::new()
                     } else {
-                        p.table.iter().map(|e| (self.cache.states(e.det).to_vec(), e.ul.clone())).collect()
+                        p.table.iter().map(|e| (self.cache.export(e.det), e.ul.clone())).collect()
                     },
                 }
             })
@@ -155,20 +158,21 @@ impl Runtime {
         }
         rt.arena = Arena::import(state.arena_base, &state.nodes, state.max_w);
         rt.partitions = Partitions::new(rt.query.is_partitioned());
-        let words = crate::bitset::words_for(rt.query.cea.num_states);
+        let malformed = || SnapshotError("malformed det-state".into());
         for p in state.partitions {
             let pid = rt.partitions.get_or_create(&p.key, p.epoch);
             let mut table = Vec::with_capacity(p.entries.len());
-            for (set, ul) in p.entries {
-                if set.len() != words || ul.is_empty() {
-                    return Err(SnapshotError("malformed det-state".into()));
+            for (det, ul) in p.entries {
+                if ul.is_empty() {
+                    return Err(malformed());
                 }
-                let det = rt.cache.intern_states(&set);
-                table.push(super::Entry { det, ul });
+                table.push(super::Entry { det: rt.cache.import(&det).ok_or_else(malformed)?, ul });
             }
+            let virtual_det = rt.cache.import(&p.virtual_det).ok_or_else(malformed)?;
             let part = rt.partitions.get_mut(pid);
             part.table = table;
             part.epoch = p.epoch;
+            part.virtual_det = virtual_det;
             rt.partitions.touch(pid, p.last_w);
         }
         Ok(rt)

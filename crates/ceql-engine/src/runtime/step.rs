@@ -5,7 +5,7 @@
 
 use super::partition::Entry;
 use super::Runtime;
-use crate::det::{ClassId, DetId, DEAD, INITIAL};
+use crate::det::{ClassId, Succ, DEAD, INITIAL};
 use crate::output::MatchBuffer;
 use crate::tecs::{check_invariants, new_ulist, prune, Item, UnionList};
 use ceql_syntax::ast::ConsumePolicy;
@@ -20,29 +20,32 @@ impl Runtime {
             // Lazy CONSUME BY ANY: the partition was reset by an earlier output.
             self.pool.extend(part.table.drain(..).map(|e| e.ul));
             part.epoch = self.reset_epoch;
+            part.virtual_det = INITIAL;
         }
         let mut table = std::mem::take(&mut part.table);
+        let virtual_det = part.virtual_det;
         let tau = self.threshold(w);
         self.arena.set_coordinate(w);
         self.begin_table();
         let mut next = std::mem::take(&mut self.next_table);
         let prev_len = table.len();
 
-        // The run that starts at this event is executed first: its max, w(j), is
-        // the largest, which keeps the heads of T' in non-increasing order.
-        let (m, u) = self.cache.step(INITIAL, class);
-        if m != DEAD || u != DEAD {
+        // The runs that start at this event are executed first: their max, w(j),
+        // is the largest, which keeps the heads of T' in non-increasing order.
+        let start = self.cache.step(virtual_det, class);
+        let next_virtual = start[3];
+        if start[..3].iter().any(|&d| d != DEAD) {
             let bottom = Item { node: self.arena.bottom(position, w), max: w };
             let ul = new_ulist(bottom, &mut self.pool);
-            self.exec_trans(&mut next, m, u, ul, position);
+            self.exec_trans(&mut next, start, ul, position);
         }
         for Entry { det, mut ul } in table.drain(..) {
             if !prune(&mut ul, tau) {
                 self.pool.push(ul);
                 continue;
             }
-            let (m, u) = self.cache.step(det, class);
-            self.exec_trans(&mut next, m, u, ul, position);
+            let succ = self.cache.step(det, class);
+            self.exec_trans(&mut next, succ, ul, position);
         }
         debug_assert!(
             next.windows(2).all(|p| p[0].ul[0].max >= p[1].ul[0].max),
@@ -71,8 +74,10 @@ impl Runtime {
 
         // CONSUME BY (§3.10): tested on O_j before LIMIT.
         let reset = any && self.query.consume() != ConsumePolicy::None;
+        let mut next_virtual = next_virtual;
         if reset {
             self.pool.extend(next.drain(..).map(|e| e.ul));
+            next_virtual = INITIAL;
             if self.query.consume() == ConsumePolicy::Any || !self.partitions.keyed() {
                 self.reset_epoch += 1;
             }
@@ -80,24 +85,30 @@ impl Runtime {
         let part = self.partitions.get_mut(pid);
         part.table = next;
         part.epoch = self.reset_epoch;
+        part.virtual_det = next_virtual;
         self.next_table = table;
         self.partitions.touch(pid, w);
-        if self.partitions.get_mut(pid).table.is_empty() {
+        let part = self.partitions.get_mut(pid);
+        if part.table.is_empty() && part.virtual_det == INITIAL {
             self.partitions.remove(pid, &mut self.pool);
         }
     }
 
-    /// EXEC_TRANS: moves the union-list `ul` of a det-state along `(m, u) = δ(p, c)`.
+    /// EXEC_TRANS: moves the union-list `ul` of a det-state along its successors:
+    /// slot 0 by output-marking transitions (a new output node), slots 1 and 2 by
+    /// non-marking ones (the list itself, or its merge when the target is already
+    /// in `T'`).
     #[inline]
-    fn exec_trans(&mut self, next: &mut Vec<Entry>, m: DetId, u: DetId, ul: UnionList, position: u64) {
-        let u_index = if u != DEAD { self.index_of(u) } else { None };
-        if m == DEAD && u_index.is_none() {
-            if u == DEAD {
+    fn exec_trans(&mut self, next: &mut Vec<Entry>, succ: Succ, ul: UnionList, position: u64) {
+        let [m, u1, u2, _] = succ;
+        let i1 = if u1 != DEAD { self.index_of(u1) } else { None };
+        if m == DEAD && u2 == DEAD && i1.is_none() {
+            if u1 == DEAD {
                 self.pool.push(ul);
             } else {
                 // Only a non-marking successor not yet in T': reuse the list as is.
-                self.set_index(u, next.len());
-                next.push(Entry { det: u, ul });
+                self.set_index(u1, next.len());
+                next.push(Entry { det: u1, ul });
             }
             return;
         }
@@ -106,22 +117,42 @@ impl Runtime {
             let node = self.arena.output(position, merged.node, merged.max);
             self.add(next, m, Item { node, max: merged.max });
         }
-        match (u, u_index) {
-            (DEAD, _) => self.pool.push(ul),
-            (_, Some(i)) => {
-                self.arena.ulist_insert(&mut next[i].ul, merged);
-                self.pool.push(ul);
+        let mut ul = Some(ul);
+        let mut moved_to: Option<usize> = None;
+        for u in [u1, u2] {
+            if u == DEAD {
+                continue;
             }
-            (_, None) => {
-                self.set_index(u, next.len());
-                next.push(Entry { det: u, ul });
+            match self.index_of(u) {
+                Some(i) => self.arena.ulist_insert(&mut next[i].ul, merged),
+                None => {
+                    self.set_index(u, next.len());
+                    let list = match (ul.take(), moved_to) {
+                        (Some(l), _) => l,
+                        // Both non-marking successors are new (MAX): the second one
+                        // gets a copy of the list.
+                        (None, Some(i)) => {
+                            let i: usize = i;
+                            let mut copy: UnionList = self.pool.pop().unwrap_or_default();
+                            copy.clear();
+                            copy.extend_from_slice(&next[i].ul);
+                            copy
+                        }
+                        (None, None) => unreachable!("the list is moved at most once"),
+                    };
+                    moved_to = Some(next.len());
+                    next.push(Entry { det: u, ul: list });
+                }
             }
+        }
+        if let Some(l) = ul {
+            self.pool.push(l);
         }
     }
 
     /// ADD: inserts a non-union node under det-state `q` of `T'`.
     #[inline]
-    fn add(&mut self, next: &mut Vec<Entry>, q: DetId, n: Item) {
+    fn add(&mut self, next: &mut Vec<Entry>, q: crate::det::DetId, n: Item) {
         match self.index_of(q) {
             Some(i) => self.arena.ulist_insert(&mut next[i].ul, n),
             None => {
@@ -142,13 +173,13 @@ impl Runtime {
     }
 
     #[inline]
-    fn index_of(&self, d: DetId) -> Option<usize> {
+    fn index_of(&self, d: crate::det::DetId) -> Option<usize> {
         let d = d as usize;
         (d < self.stamp_of.len() && self.stamp_of[d] == self.stamp).then(|| self.slot_of[d] as usize)
     }
 
     #[inline]
-    fn set_index(&mut self, d: DetId, i: usize) {
+    fn set_index(&mut self, d: crate::det::DetId, i: usize) {
         let d = d as usize;
         if d >= self.stamp_of.len() {
             let n = (d + 1).max(self.stamp_of.len() * 2);

@@ -1,0 +1,337 @@
+//! Successors of det-states for each selection strategy (reference §3.6, §5.5).
+//!
+//! A det-state key is `P ‖ X`: `P` is a set of automaton states; `X` is what the
+//! strategy's automaton construction adds ([FCEP] appendix C.3):
+//!
+//! | strategy   | `X`                                 | construction                         |
+//! |------------|-------------------------------------|--------------------------------------|
+//! | ALL, STRICT| nothing                             | subset construction (STRICT: on the CEA without `c = ∘` transitions) |
+//! | NEXT, LAST | id of a total preorder `T` of states | (state, total preorder) automaton    |
+//! | MAX        | state set `Q` of dominating runs    | (P, Q) pairs                         |
+//!
+//! All constructions are I/O-determinized on the fly: the successors of a
+//! det-state on a class are split by output mark, so that the tECS stays
+//! duplicate-free and Algorithm 1 runs unchanged.
+//!
+//! **The virtual run.** [FCEP] starts every run at position 0 with a `TRUE/∘` loop
+//! on the initial state; here that loop is virtual: a det-state containing `q0`
+//! (no other does, by C1) stands for the run that has not started yet. Its
+//! successors are the runs that start at the current event (slots 0 and 1) and the
+//! virtual run's own next det-state (slot 2). For ALL and STRICT it is always `{q0}`;
+//! for NEXT/LAST it carries the preorder over all live runs, for MAX the states of
+//! all live runs (every run dominates one that has marked nothing).
+
+use super::preorder::Preorders;
+use crate::bitset;
+use crate::cea::{Cea, Transition};
+use crate::schema::TypeId;
+
+/// Strategy whose automaton the cache builds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StrategyKind {
+    /// Every match (ALL, ANY; STRICT after removing `c = ∘` transitions).
+    All,
+    /// Earliest-preferring (`<next`).
+    Next,
+    /// Latest-preferring (`<last`).
+    Last,
+    /// Maximal by inclusion.
+    Max,
+}
+
+impl StrategyKind {
+    /// Words of the strategy component `X` of a key.
+    pub fn extra_words(self, words: usize) -> usize {
+        match self {
+            StrategyKind::All => 0,
+            StrategyKind::Next | StrategyKind::Last => 1,
+            StrategyKind::Max => words,
+        }
+    }
+}
+
+/// Scratch buffers reused by successor computations.
+pub(crate) struct Scratch {
+    words: usize,
+    a: Vec<u64>,
+    b: Vec<u64>,
+    c: Vec<u64>,
+    d: Vec<u64>,
+    e: Vec<u64>,
+    placed: Vec<u64>,
+    groups: Vec<(Group, Vec<u64>)>,
+    blocks: Vec<u64>,
+}
+
+/// Where the runs of a block of the next preorder come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Group {
+    /// Block `i` of the previous preorder, by transitions with this comparison mark.
+    Block(usize, bool),
+    /// Runs starting now, by transitions that bind variables (`true`) or not.
+    Start(bool),
+}
+
+impl Scratch {
+    pub(crate) fn new(words: usize) -> Self {
+        let z = || vec![0u64; words];
+        Scratch { words, a: z(), b: z(), c: z(), d: z(), e: z(), placed: z(), groups: Vec::new(), blocks: Vec::new() }
+    }
+}
+
+fn clear(v: &mut [u64]) {
+    v.iter_mut().for_each(|w| *w = 0);
+}
+
+fn minus(a: &mut [u64], b: &[u64]) {
+    a.iter_mut().zip(b).for_each(|(x, y)| *x &= !y);
+}
+
+fn union(a: &mut [u64], b: &[u64]) {
+    a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
+}
+
+/// The transitions of `p` whose guard accepts the class.
+fn enabled<'a>(cea: &'a Cea, p: usize, ty: TypeId, bits: &'a [u64]) -> impl Iterator<Item = &'a Transition> + 'a {
+    cea.out[p].iter().filter(move |t| cea.guards[t.guard as usize].matches(ty, bits))
+}
+
+/// Computes the (up to three) successor keys of `key` on class `(ty, bits)` into
+/// `out`; an empty `P` in a key means no successor.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn successors(
+    cea: &Cea,
+    kind: StrategyKind,
+    key: &[u64],
+    ty: TypeId,
+    bits: &[u64],
+    preorders: &mut Preorders,
+    s: &mut Scratch,
+    out: &mut [Vec<u64>; 4],
+) {
+    let w = s.words;
+    let p = &key[..w];
+    let is_virtual = bitset::test(p, 0);
+    for o in out.iter_mut() {
+        o.clear();
+    }
+    match kind {
+        StrategyKind::All => {
+            clear(&mut s.a);
+            clear(&mut s.b);
+            for q in bitset::iter(p) {
+                for t in enabled(cea, q, ty, bits) {
+                    bitset::set(if t.marked { &mut s.a } else { &mut s.b }, t.target as usize);
+                }
+            }
+            if !bitset::is_empty(&s.a) {
+                out[0].extend_from_slice(&s.a);
+            }
+            if !bitset::is_empty(&s.b) {
+                out[1].extend_from_slice(&s.b);
+            }
+            if is_virtual {
+                out[3].extend_from_slice(p);
+            }
+        }
+        StrategyKind::Next | StrategyKind::Last => preorder_successors(cea, kind, key, ty, bits, preorders, s, out),
+        StrategyKind::Max => max_successors(cea, key, ty, bits, s, out),
+    }
+}
+
+/// NEXT/LAST: the next preorder `T'` is built by scanning the blocks of `T`
+/// (NEXT: per block, comparison-marked successors, then unmarked; LAST: the marked
+/// successors of every block, then the runs starting now, then every block's
+/// unmarked successors). A state is placed once, by its most preferred run; only
+/// transitions from that run's block, with that comparison mark, lead to it.
+#[allow(clippy::too_many_arguments)]
+fn preorder_successors(
+    cea: &Cea,
+    kind: StrategyKind,
+    key: &[u64],
+    ty: TypeId,
+    bits: &[u64],
+    preorders: &mut Preorders,
+    s: &mut Scratch,
+    out: &mut [Vec<u64>; 4],
+) {
+    let w = s.words;
+    let p = &key[..w];
+    let t = key[w] as u32;
+    let blocks: Vec<u64> = preorders.blocks(t).to_vec();
+    let nblocks = blocks.len() / w;
+    clear(&mut s.placed);
+    s.groups.clear();
+    let push_group = |s: &mut Scratch, g: Group| {
+        // Collect the targets of the group's transitions that are not placed yet.
+        clear(&mut s.a);
+        match g {
+            Group::Block(i, cflag) => {
+                for q in bitset::iter(&blocks[i * w..(i + 1) * w]) {
+                    for tr in enabled(cea, q, ty, bits).filter(|tr| tr.compared == cflag) {
+                        bitset::set(&mut s.a, tr.target as usize);
+                    }
+                }
+            }
+            Group::Start(bound) => {
+                for tr in enabled(cea, 0, ty, bits).filter(|tr| tr.vars.is_empty() != bound) {
+                    bitset::set(&mut s.a, tr.target as usize);
+                }
+            }
+        }
+        let (a, placed) = (&mut s.a, &mut s.placed);
+        minus(a, placed);
+        if !bitset::is_empty(a) {
+            union(placed, a);
+            s.groups.push((g, a.clone()));
+        }
+    };
+    match kind {
+        StrategyKind::Next => {
+            for i in 0..nblocks {
+                push_group(s, Group::Block(i, true));
+                push_group(s, Group::Block(i, false));
+            }
+            push_group(s, Group::Start(true));
+            push_group(s, Group::Start(false));
+        }
+        _ => {
+            for i in 0..nblocks {
+                push_group(s, Group::Block(i, true));
+            }
+            push_group(s, Group::Start(true));
+            push_group(s, Group::Start(false));
+            for i in 0..nblocks {
+                push_group(s, Group::Block(i, false));
+            }
+        }
+    }
+    s.blocks.clear();
+    for (_, g) in &s.groups {
+        s.blocks.extend_from_slice(g);
+    }
+    let next_t = preorders.intern(&s.blocks) as u64;
+    clear(&mut s.b);
+    clear(&mut s.c);
+    let is_virtual = bitset::test(p, 0);
+    for (g, targets) in &s.groups {
+        match *g {
+            Group::Block(i, cflag) if !is_virtual => {
+                for q in bitset::iter(&blocks[i * w..(i + 1) * w]).filter(|&q| bitset::test(p, q)) {
+                    for tr in enabled(cea, q, ty, bits) {
+                        if tr.compared == cflag && bitset::test(targets, tr.target as usize) {
+                            bitset::set(if tr.marked { &mut s.b } else { &mut s.c }, tr.target as usize);
+                        }
+                    }
+                }
+            }
+            Group::Start(bound) if is_virtual => {
+                for tr in enabled(cea, 0, ty, bits).filter(|tr| tr.vars.is_empty() != bound) {
+                    if bitset::test(targets, tr.target as usize) {
+                        bitset::set(if tr.marked { &mut s.b } else { &mut s.c }, tr.target as usize);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if !bitset::is_empty(&s.b) {
+        out[0].extend_from_slice(&s.b);
+        out[0].push(next_t);
+    }
+    if !bitset::is_empty(&s.c) {
+        out[1].extend_from_slice(&s.c);
+        out[1].push(next_t);
+    }
+    if is_virtual {
+        out[3].extend_from_slice(p);
+        out[3].push(next_t);
+    }
+}
+
+/// MAX: the (P, Q) construction; `Q` holds the states of runs whose complex
+/// events include the current one's (same end, `K ⊆ K'` and `D ⊆ D'`).
+///
+/// Slots: 0 = output-marked successor, 1 and 2 = output-unmarked successors with
+/// different `Q`, 3 = next virtual det-state. At its start a run is compared-marked
+/// whatever it binds, so the virtual run separates starts that bind variables
+/// (`D ∋ j`) from `NOT` starts (`D ∌ j`), which the former dominate.
+fn max_successors(cea: &Cea, key: &[u64], ty: TypeId, bits: &[u64], s: &mut Scratch, out: &mut [Vec<u64>; 4]) {
+    let w = s.words;
+    let (p, q) = (&key[..w], &key[w..2 * w]);
+    // Successors of Q by comparison-marked (a) and unmarked (b) transitions.
+    clear(&mut s.a);
+    clear(&mut s.b);
+    for x in bitset::iter(q) {
+        for tr in enabled(cea, x, ty, bits) {
+            bitset::set(if tr.compared { &mut s.a } else { &mut s.b }, tr.target as usize);
+        }
+    }
+    // Successors of P: compared & marked (c), compared & unmarked (d), not compared (e).
+    // For the virtual run: binding & marked (c), binding & unmarked (d), NOT starts (e).
+    clear(&mut s.c);
+    clear(&mut s.d);
+    clear(&mut s.e);
+    let is_virtual = bitset::test(p, 0);
+    for x in bitset::iter(p) {
+        for tr in enabled(cea, x, ty, bits) {
+            let first = if is_virtual { !tr.vars.is_empty() } else { tr.compared };
+            let target = match (first, tr.marked) {
+                (true, true) => &mut s.c,
+                (true, false) => &mut s.d,
+                (false, _) => &mut s.e,
+            };
+            bitset::set(target, tr.target as usize);
+        }
+    }
+    let emit = |out: &mut Vec<u64>, pset: &[u64], dominated_by: &[u64]| {
+        let mut pset = pset.to_vec();
+        minus(&mut pset, dominated_by);
+        if !bitset::is_empty(&pset) {
+            out.extend_from_slice(&pset);
+            out.extend_from_slice(dominated_by);
+        }
+    };
+    // Comparison-marked successors: (δ•(P) ∖ δ•(Q), δ•(Q)), split by output mark.
+    emit(&mut out[0], &s.c, &s.a);
+    emit(&mut out[1], &s.d, &s.a);
+    if is_virtual {
+        // NOT starts are dominated by the binding starts of the same event.
+        let mut q_not = s.a.clone();
+        union(&mut q_not, &s.c);
+        union(&mut q_not, &s.d);
+        emit(&mut out[2], &s.e, &q_not);
+        // The virtual run loops on q0; every live run dominates it.
+        let mut q_all = s.a.clone();
+        union(&mut q_all, &s.b);
+        union(&mut q_all, &s.c);
+        union(&mut q_all, &s.d);
+        union(&mut q_all, &s.e);
+        out[3].extend_from_slice(p);
+        out[3].extend_from_slice(&q_all);
+    } else {
+        // Q'' = δ•(Q) ∪ δ∘(Q) ∪ δ•(P).
+        let mut q2 = s.a.clone();
+        union(&mut q2, &s.b);
+        union(&mut q2, &s.c);
+        union(&mut q2, &s.d);
+        emit(&mut out[2], &s.e, &q2);
+    }
+}
+
+/// Whether det-state `key` accepts: its runs end in a final state and, for the
+/// strategies, are selected (NEXT/LAST: in the most preferred block holding a final
+/// state; MAX: no dominating run ends in a final state).
+pub(crate) fn is_final(cea: &Cea, kind: StrategyKind, words: usize, key: &[u64], preorders: &Preorders) -> bool {
+    let p = &key[..words];
+    let final_in = |set: &[u64]| bitset::iter(set).any(|q| cea.finals[q]);
+    match kind {
+        StrategyKind::All => final_in(p),
+        StrategyKind::Max => final_in(p) && !final_in(&key[words..2 * words]),
+        StrategyKind::Next | StrategyKind::Last => {
+            let blocks = preorders.blocks(key[words] as u32);
+            let Some(best) = blocks.chunks(words).find(|b| final_in(b)) else { return false };
+            bitset::iter(p).any(|q| cea.finals[q] && bitset::test(best, q))
+        }
+    }
+}
