@@ -75,6 +75,34 @@ impl MatchBuffer {
         self.finish();
     }
 
+    /// Removes repeated complex events among those from index `first` on,
+    /// keeping the first occurrence of each.
+    pub fn dedupe_from(&mut self, first: usize) {
+        let mut seen = std::collections::HashSet::new();
+        let mut kept = MatchBuffer::new();
+        for i in first..self.len() {
+            let m = self.get(i);
+            if seen.insert((m.start, m.positions.to_vec())) {
+                kept.push(m.start, m.end, m.positions);
+            }
+        }
+        self.truncate(first);
+        for m in kept.iter() {
+            self.push(m.start, m.end, m.positions);
+        }
+    }
+
+    /// Keeps the first `n` complex events.
+    pub fn truncate(&mut self, n: usize) {
+        if n >= self.len() {
+            return;
+        }
+        self.starts.truncate(n);
+        self.ends.truncate(n);
+        self.offsets.truncate(n + 1);
+        self.positions.truncate(self.offsets[n] as usize);
+    }
+
     #[inline]
     pub(crate) fn begin(&mut self, start: u64, end: u64) {
         self.starts.push(start);

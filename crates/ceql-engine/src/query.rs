@@ -60,6 +60,9 @@ pub struct CompiledQuery {
     pub fingerprint: u64,
     /// Which strategy automaton the determinizer builds.
     pub strategy: StrategyKind,
+    /// Remove repeated complex events at each position (MAX with a projection:
+    /// incomparable maximal valuations may project to the same complex event).
+    pub dedupe_output: bool,
 }
 
 impl CompiledQuery {
@@ -153,6 +156,7 @@ impl CompiledQuery {
                     .collect()
             })
             .collect();
+        let dedupe_output = strategy == StrategyKind::Max && !matches!(plan.projection, crate::analyze::Projection::All);
         Ok(CompiledQuery {
             text: text.to_string(),
             schema_text: schema.map(str::to_string),
@@ -165,6 +169,7 @@ impl CompiledQuery {
             keys,
             window_slot,
             primary_time,
+            dedupe_output,
             strategy,
         })
     }

@@ -55,7 +55,13 @@ impl Runtime {
 
         // OUTPUT: complex events of final det-states whose start is in the window.
         let mut any = false;
-        let mut budget = self.query.plan.limit.unwrap_or(u64::MAX);
+        let limit = self.query.plan.limit.unwrap_or(u64::MAX);
+        // MAX under a partial projection: incomparable maximal runs (different
+        // det-states) can project to the same complex event; the output is a set,
+        // so enumerate everything, remove duplicates, then apply LIMIT.
+        let dedupe = self.query.dedupe_output;
+        let first = out.len();
+        let mut budget = if dedupe { u64::MAX } else { limit };
         for e in &next {
             if !self.cache.is_final(e.det) || e.ul[0].max < tau {
                 continue;
@@ -70,6 +76,10 @@ impl Runtime {
                 }
                 budget -= self.enumerator.enumerate(&self.arena, item, position, tau, budget, out);
             }
+        }
+        if dedupe {
+            out.dedupe_from(first);
+            out.truncate(first + limit.min((out.len() - first) as u64) as usize);
         }
 
         // CONSUME BY (§3.10): tested on O_j before LIMIT.
