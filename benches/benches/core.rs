@@ -29,5 +29,24 @@ fn seq3(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, seq3);
+/// Every strategy on the no-output stream (A3 never occurs): the CORE paper reports
+/// the same throughput for all of them, since only the automaton changes.
+fn strategies(c: &mut Criterion) {
+    let types = Workload::sequence_types(3);
+    let no_a3: Vec<&str> = types.iter().map(String::as_str).filter(|t| *t != "A3").collect();
+    let w = Workload::uniform(&no_a3, N, 2);
+    let quiet = Workload { types: no_a3.iter().map(|t| t.to_string()).collect(), events: w.events };
+    let mut out = MatchBuffer::new();
+    let mut g = c.benchmark_group("strategy_seq3_w100_no_output");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(N as u64));
+    for s in ["ALL", "NEXT", "LAST", "MAX", "STRICT"] {
+        let text = sequence_query(3, 100).replacen("SELECT", &format!("SELECT {s}"), 1);
+        let driver = Driver::new(&text, &quiet.types);
+        g.bench_function(s, |b| b.iter(|| driver.run(&quiet, true, &mut out)));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, seq3, strategies);
 criterion_main!(benches);
