@@ -5,7 +5,7 @@ from __future__ import annotations
 import pickle
 import struct
 from collections import deque
-from typing import TYPE_CHECKING, Any, Deque, Iterable, List, Tuple
+from typing import TYPE_CHECKING, Any, Deque, Iterable, List, Optional, Tuple
 
 from . import _ceql
 from ._inputs import is_arrow, is_pandas, pandas_to_arrow
@@ -88,6 +88,35 @@ class Stream:
             raise
         self._trim()
         return matches
+
+    def process(self, batch: Any) -> List["_ceql.Match"]:
+        """Pushes a batch (Arrow data or a pandas DataFrame) that must continue the
+        stream in time order: an event earlier than one already seen raises
+        :class:`ceql.CeqlEventError` (unless the stream was made with ``late="drop"``)."""
+        return self.push_batch(batch)
+
+    # -- event time ------------------------------------------------------------
+    def advance_watermark(self, time: Any) -> None:
+        """Declares that no event earlier than ``time`` will arrive (same unit as the
+        time field, or a datetime). State whose window has passed is released; a
+        later event earlier than ``time`` is late. Only for time-based windows."""
+        self._native.advance_watermark(time)
+        self._trim()
+
+    def next_deadline(self) -> Optional[int]:
+        """The earliest time (in the time field's unit, rounded up) at which some
+        partial match leaves the window and the stream may become idle, or ``None``."""
+        d = self._native.next_deadline()
+        if d is None:
+            return None
+        scale = self._native.time_scale()
+        return -((-d) // scale)
+
+    def is_idle(self) -> bool:
+        """True when no partial match is alive and no strategy state is held: the
+        stream can be dropped and recreated without changing any result (positions
+        aside)."""
+        return self._native.is_idle()
 
     # -- retention -----------------------------------------------------------
     def _trim(self) -> None:

@@ -189,6 +189,33 @@ impl NativeRuntime {
         Ok(d)
     }
 
+    /// Declares that no event earlier than `time` (same unit as the time field)
+    /// will arrive; expired state is released.
+    fn advance_watermark(&mut self, py: Python<'_>, time: &Bound<'_, PyAny>) -> PyResult<()> {
+        let v = to_value(time).map_err(PyValueError::new_err)?;
+        let w = self.rt.time_coordinate(v.as_ref()).map_err(PyValueError::new_err)?;
+        self.run(py, |this| {
+            this.rt.advance_watermark(w);
+            Ok(())
+        })
+    }
+
+    /// Earliest window coordinate at which a partition's partial matches all
+    /// expire (`None` if nothing expires by time).
+    fn next_deadline(&self) -> Option<i64> {
+        self.rt.next_deadline()
+    }
+
+    /// Units of the time field per window coordinate unit.
+    fn time_scale(&self) -> i64 {
+        self.rt.time_scale()
+    }
+
+    /// True when no partial match or strategy state is left.
+    fn is_idle(&self) -> bool {
+        self.rt.is_idle()
+    }
+
     /// Versioned binary snapshot of the evaluation state.
     fn snapshot<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let bytes = self.run(py, |this| Ok(this.rt.snapshot()))?;

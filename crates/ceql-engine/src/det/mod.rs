@@ -109,6 +109,8 @@ pub struct DetCache {
     burst_start_event: u64,
     scratch: Scratch,
     out: [Vec<u64>; 4],
+    /// (det-states, classes, stride) at the last budget check.
+    checked: (usize, usize, usize),
 }
 
 impl DetCache {
@@ -134,6 +136,7 @@ impl DetCache {
             burst_start_event: 0,
             scratch: Scratch::new(words),
             out: Default::default(),
+            checked: (0, 0, 0),
             config,
             cea,
         };
@@ -267,9 +270,15 @@ impl DetCache {
             + self.preorders.memory_bytes()
     }
 
-    /// True when the cache should be cleared before the next event.
+    /// True when the cache should be cleared before the next event. The size is
+    /// only recomputed when det-states or classes were added since the last check.
     #[inline]
-    pub fn over_budget(&self) -> bool {
+    pub fn over_budget(&mut self) -> bool {
+        let signature = (self.finals.len(), self.classes.len(), self.stride);
+        if signature == self.checked {
+            return false;
+        }
+        self.checked = signature;
         self.num_states() > self.state_threshold || self.memory_bytes() > self.clear_threshold
     }
 

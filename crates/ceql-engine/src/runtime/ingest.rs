@@ -106,7 +106,7 @@ impl Runtime {
                         LatePolicy::Drop => Ok(Outcome::Late),
                         LatePolicy::Error => Err((
                             name,
-                            format!("time went backwards ({w} ns after {} ns); events must be ordered by time", self.max_w),
+                            format!("time went backwards (to {w} after {}, in nanoseconds); events must be ordered by time", self.max_w),
                         )),
                     };
                 }

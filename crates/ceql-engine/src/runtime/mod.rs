@@ -1,6 +1,7 @@
 //! The evaluator: Algorithm 1 of [CORE] over the lazily determinized CEA, with
 //! partitions, windows, consumption and limits (reference §6).
 
+mod clock;
 mod ingest;
 mod partition;
 mod snapshot;

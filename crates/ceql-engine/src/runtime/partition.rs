@@ -184,6 +184,11 @@ impl Partitions {
         }
     }
 
+    /// Ids of the live partitions.
+    pub fn ids(&self) -> impl Iterator<Item = PartitionId> + '_ {
+        self.slots.iter().enumerate().filter(|(_, p)| p.live).map(|(i, _)| i as PartitionId)
+    }
+
     /// Live partitions, in no particular order.
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Partition> {
         self.slots.iter_mut().filter(|p| p.live)

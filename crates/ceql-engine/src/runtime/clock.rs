@@ -1,0 +1,84 @@
+//! Event-time control for stream processors that drive the engine with a
+//! watermark (the Spark glue): advancing time without an event, the next time at
+//! which state expires, and whether any state is left.
+
+use super::Runtime;
+use crate::det::INITIAL;
+
+impl Runtime {
+    /// Declares that no accepted event will have a window coordinate below `w`
+    /// (time-based windows: nanoseconds, or the attribute's unit for `WITHIN n
+    /// [attr]`). Expired partial matches and partitions are released. A later event
+    /// below `w` is then late (rejected, or dropped with [`super::LatePolicy::Drop`]).
+    /// No effect for `EVENTS` windows or without `WITHIN`.
+    pub fn advance_watermark(&mut self, w: i64) {
+        if !self.query.plan.window.is_time_based() || w <= self.max_w {
+            return;
+        }
+        self.max_w = w;
+        self.reclaim();
+        // Partitions expire lazily when touched; drop the ones whose partial
+        // matches have all left the window.
+        let tau = self.threshold(w);
+        let ids: Vec<_> = self.partitions.ids().collect();
+        for id in ids {
+            let p = self.partitions.get_mut(id);
+            p.table.retain(|e| e.ul[0].max >= tau);
+            if p.table.is_empty() && p.virtual_det == INITIAL {
+                self.partitions.remove(id, &mut self.pool);
+            }
+        }
+    }
+
+    /// The earliest window coordinate at which some partition's partial matches
+    /// will all have left the window (so it becomes idle if no event of it
+    /// arrives), or `None` when nothing expires by time (no live partial match, or
+    /// no time-based window).
+    pub fn next_deadline(&self) -> Option<i64> {
+        let eps = self.query.plan.window.epsilon()?;
+        if !self.query.plan.window.is_time_based() {
+            return None;
+        }
+        let tau = self.threshold(self.max_w);
+        self.partitions
+            .iter()
+            .filter_map(|p| p.table.iter().map(|e| e.ul[0].max).filter(|&m| m >= tau).max())
+            .map(|newest| newest.saturating_add(eps).saturating_add(1))
+            .min()
+    }
+
+    /// Converts a time value as given by the user (a number in the time unit of
+    /// the time field, a time stamp, or an attribute value for `WITHIN n [attr]`)
+    /// to a window coordinate.
+    pub fn time_coordinate(&self, v: crate::value::ValueRef<'_>) -> Result<i64, String> {
+        use crate::analyze::WindowPlan;
+        use crate::value::ValueRef;
+        let factor = match self.query.plan.window {
+            WindowPlan::Duration(_) => self.options.time_unit_nanos,
+            WindowPlan::Attribute { .. } => 1,
+            _ => return Err("the query has no time-based window".into()),
+        };
+        match v {
+            ValueRef::Int(i) => Ok(i.saturating_mul(factor)),
+            ValueRef::Float(f) if f.is_finite() => Ok((f * factor as f64) as i64),
+            ValueRef::Timestamp(ns) => Ok(ns),
+            other => Err(format!("expected a number or a time stamp, found {}", crate::predicate::describe_value(other))),
+        }
+    }
+
+    /// Units of the time field per window coordinate unit (1 for attribute windows).
+    pub fn time_scale(&self) -> i64 {
+        match self.query.plan.window {
+            crate::analyze::WindowPlan::Duration(_) => self.options.time_unit_nanos,
+            _ => 1,
+        }
+    }
+
+    /// True when no partial match is alive in the window and no partition holds
+    /// strategy state: the evaluation state can be discarded (an empty runtime
+    /// at the same position behaves the same).
+    pub fn is_idle(&self) -> bool {
+        let tau = if self.max_w == i64::MIN { i64::MIN } else { self.threshold(self.max_w) };
+        self.partitions.iter().all(|p| p.virtual_det == INITIAL && p.table.iter().all(|e| e.ul[0].max < tau))
+    }
+}
