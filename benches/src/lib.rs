@@ -2,7 +2,9 @@
 //! paper's experiments (§6): streams of event types drawn uniformly, and a driver
 //! that feeds them to the engine with enumeration on or off.
 
+use arrow_array::RecordBatch;
 use ceql_engine::{CompileOptions, CompiledQuery, MatchBuffer, Runtime, RuntimeOptions, Target, ValueRef};
+use std::path::Path;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::sync::Arc;
@@ -64,4 +66,44 @@ impl Driver {
         }
         total
     }
+}
+
+/// Reads the stock-trade stream of the CORE experiments (`stock_data.csv`) into
+/// Arrow batches, with the `event_type` column renamed to `type`.
+pub fn load_stock(path: &Path) -> std::io::Result<Vec<RecordBatch>> {
+    use arrow_schema::{DataType, Field, Schema};
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("type", DataType::Utf8, false),
+        Field::new("id", DataType::Int64, false),
+        Field::new("name", DataType::Utf8, false),
+        Field::new("volume", DataType::Int64, false),
+        Field::new("price", DataType::Float64, false),
+        Field::new("stock_time", DataType::Int64, false),
+    ]));
+    let file = std::fs::File::open(path)?;
+    let reader = arrow_csv::ReaderBuilder::new(schema).with_header(true).with_batch_size(65_536).build(file).map_err(std::io::Error::other)?;
+    reader.collect::<Result<Vec<_>, _>>().map_err(std::io::Error::other)
+}
+
+/// Where the stock data lives: `$CEQL_STOCK_DATA`, or the shared data directory
+/// next to the repository.
+pub fn stock_path() -> Option<std::path::PathBuf> {
+    let candidates = [
+        std::env::var("CEQL_STOCK_DATA").ok().map(std::path::PathBuf::from),
+        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/stock/stock_data.csv")),
+    ];
+    candidates.into_iter().flatten().find(|p| p.exists())
+}
+
+/// Runs a query over Arrow batches; returns (events, complex events).
+pub fn run_batches(text: &str, batches: &[RecordBatch], enumerate: bool, out: &mut MatchBuffer) -> (u64, u64) {
+    let query = Arc::new(CompiledQuery::compile(text, None, CompileOptions::default()).expect("benchmark query compiles"));
+    let mut rt = Runtime::new(query, RuntimeOptions { enumerate, ..RuntimeOptions::default() });
+    let mut matches = 0;
+    for b in batches {
+        rt.push_batch(b, out).expect("valid batch");
+        matches += out.len() as u64;
+        out.clear();
+    }
+    (rt.statistics().runtime.events, matches)
 }

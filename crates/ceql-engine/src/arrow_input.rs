@@ -6,16 +6,17 @@
 
 use crate::error::EventError;
 use crate::output::MatchBuffer;
+use crate::predicate::columnar::{eval_batch, Tri};
 use crate::predicate::{AttrSlot, Row};
-use crate::runtime::{Runtime, Target};
-use crate::value::ValueRef;
+use crate::runtime::{Precomputed, Runtime, Target};
+use crate::value::{AttrType, ValueRef};
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, TimeUnit};
 
 /// Typed view of one attribute column.
-enum Column<'a> {
+pub(crate) enum Column<'a> {
     Absent,
     Null,
     Bool(&'a arrow_array::BooleanArray),
@@ -35,7 +36,7 @@ enum Column<'a> {
 }
 
 /// String-like columns: plain, large, view, or dictionary-encoded.
-enum StrColumn<'a> {
+pub(crate) enum StrColumn<'a> {
     Utf8(&'a arrow_array::StringArray),
     Large(&'a arrow_array::LargeStringArray),
     View(&'a arrow_array::StringViewArray),
@@ -62,7 +63,7 @@ impl<'a> StrColumn<'a> {
     }
 
     #[inline]
-    fn get(&self, i: usize) -> Option<&'a str> {
+    pub(crate) fn get(&self, i: usize) -> Option<&'a str> {
         match self {
             StrColumn::Utf8(a) => a.is_valid(i).then(|| a.value(i)),
             StrColumn::Large(a) => a.is_valid(i).then(|| a.value(i)),
@@ -86,7 +87,7 @@ impl<'a> StrColumn<'a> {
     }
 }
 
-fn dict_key(a: &dyn Array, i: usize) -> Option<usize> {
+pub(crate) fn dict_key(a: &dyn Array, i: usize) -> Option<usize> {
     let DataType::Dictionary(k, _) = a.data_type() else { return None };
     Some(match k.as_ref() {
         DataType::Int8 => a.as_dictionary::<Int8Type>().keys().value(i) as usize,
@@ -102,6 +103,21 @@ fn dict_key(a: &dyn Array, i: usize) -> Option<usize> {
 }
 
 impl<'a> Column<'a> {
+    /// Whether every value of the column fits a declared attribute type.
+    fn fits(&self, t: AttrType) -> bool {
+        match self {
+            Column::Absent | Column::Null => true,
+            Column::I64(_) | Column::I32(_) | Column::I16(_) | Column::I8(_) | Column::U32(_) | Column::U16(_) | Column::U8(_) => {
+                matches!(t, AttrType::Int | AttrType::Double | AttrType::PrimaryTime)
+            }
+            Column::F64(_) | Column::F32(_) => t == AttrType::Double,
+            Column::Bool(_) => t == AttrType::Boolean,
+            Column::Str(_) => t == AttrType::String,
+            Column::Time(..) => t == AttrType::PrimaryTime,
+            Column::U64(_) => false,
+        }
+    }
+
     fn of(a: Option<&'a ArrayRef>) -> Result<Column<'a>, String> {
         let Some(a) = a else { return Ok(Column::Absent) };
         Ok(match a.data_type() {
@@ -224,14 +240,29 @@ impl Runtime {
             .iter()
             .map(|n| Column::of(col(n)).map_err(|m| EventError::new(self.next_position(), n.clone(), None, m)))
             .collect::<Result<_, _>>()?;
+        // Predicates that can be evaluated column-wise, for the whole batch.
+        let rows = batch.num_rows();
+        let per_type: Vec<Vec<Option<Tri>>> = self
+            .query()
+            .preds
+            .iter()
+            .map(|preds| preds.iter().map(|p| eval_batch(p, &columns, rows)).collect())
+            .collect();
+        let fits: Vec<bool> = (0..columns.len())
+            .map(|slot| {
+                let declared = self.query().declared_reads.iter().flatten().filter(|(s, _)| *s as usize == slot);
+                declared.clone().all(|(_, t)| columns[slot].fits(*t))
+            })
+            .collect();
         let mut memo = TargetMemo::default();
-        for row in 0..batch.num_rows() {
+        for row in 0..rows {
             let Some(ty) = types.get(row) else {
                 return Err(EventError::new(self.next_position(), "type", None, "event type is null"));
             };
             let stream = streams.as_ref().and_then(|s| s.get(row));
             let target = self.memo_target(&mut memo, &types, row, ty, stream)?;
-            self.push_target(target, &BatchRow { columns: &columns, row }, out).map_err(|mut e| {
+            let pre = Precomputed { per_type: &per_type, row, declared_ok: &fits };
+            self.push_precomputed(target, &BatchRow { columns: &columns, row }, Some(&pre), out).map_err(|mut e| {
                 e.event_type = Some(ty.to_string());
                 e
             })?;

@@ -1,6 +1,7 @@
 //! Unary predicates over one event (reference §3.4): an IR compiled from the AST per
 //! event type, and its three-valued evaluation.
 
+pub(crate) mod columnar;
 mod compile;
 mod eval;
 

@@ -3,7 +3,7 @@
 //! evaluation state, so an event rejected with an error leaves the runtime as if it
 //! had never been pushed.
 
-use super::{LatePolicy, Runtime};
+use super::{LatePolicy, Precomputed, Runtime};
 use crate::analyze::WindowPlan;
 use crate::bitset;
 use crate::det::OTHER_TYPE;
@@ -146,7 +146,12 @@ impl Runtime {
 
     /// Evaluates the predicates of type `ty` into `self.bits`, after checking the
     /// declared types of the attributes read. Errors are (attribute, message).
-    pub(super) fn predicate_bits<R: Row + ?Sized>(&mut self, ty: TypeId, row: &R) -> Result<usize, (String, String)> {
+    pub(super) fn predicate_bits<R: Row + ?Sized>(
+        &mut self,
+        ty: TypeId,
+        row: &R,
+        pre: Option<&Precomputed<'_>>,
+    ) -> Result<usize, (String, String)> {
         let words = self.cache.classes.words_of(ty);
         self.bits.clear();
         self.bits.resize(words, 0);
@@ -154,6 +159,9 @@ impl Runtime {
             return Ok(words);
         }
         for &(slot, declared) in &self.query.declared_reads[ty as usize] {
+            if pre.is_some_and(|p| p.declared_ok[slot as usize]) {
+                continue;
+            }
             let v = row.get(slot);
             if !fits_declared(v, declared) {
                 return Err((
@@ -163,6 +171,12 @@ impl Runtime {
             }
         }
         for (b, p) in self.query.preds[ty as usize].iter().enumerate() {
+            if let Some(tri) = pre.and_then(|pre| pre.per_type[ty as usize][b].as_ref().map(|t| (t, pre.row))) {
+                if tri.0.is_true(tri.1) {
+                    bitset::set(&mut self.bits, b);
+                }
+                continue;
+            }
             match eval_pred(p, row) {
                 Ok(Some(true)) => bitset::set(&mut self.bits, b),
                 Ok(_) => {}

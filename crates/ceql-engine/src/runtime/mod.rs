@@ -22,6 +22,17 @@ use crate::tecs::{Arena, UnionList};
 use ingest::Outcome;
 use std::sync::Arc;
 
+/// Predicate results computed column-wise for a batch (see
+/// [`crate::predicate::columnar`]): for each type, each predicate's results, or
+/// `None` when it is evaluated row by row.
+pub(crate) struct Precomputed<'a> {
+    pub per_type: &'a [Vec<Option<crate::predicate::columnar::Tri>>],
+    /// Row of the batch.
+    pub row: usize,
+    /// Per attribute slot: the column's type fits every declaration of it.
+    pub declared_ok: &'a [bool],
+}
+
 /// What to do with an event whose time stamp is smaller than an earlier one, under
 /// a duration window.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -214,6 +225,18 @@ impl Runtime {
     /// Pushes one event whose target was resolved with [`Runtime::resolve_target`]
     /// (lets columnar input resolve each distinct type name once).
     pub fn push_target<R: Row + ?Sized>(&mut self, target: Target, row: &R, out: &mut MatchBuffer) -> Result<(), EventError> {
+        self.push_precomputed(target, row, None, out)
+    }
+
+    /// As [`Runtime::push_target`], with predicate results already computed for the
+    /// batch the row belongs to.
+    pub(crate) fn push_precomputed<R: Row + ?Sized>(
+        &mut self,
+        target: Target,
+        row: &R,
+        pre: Option<&Precomputed<'_>>,
+        out: &mut MatchBuffer,
+    ) -> Result<(), EventError> {
         let position = self.position;
         let ty = match target {
             Target::Skip => {
@@ -253,7 +276,7 @@ impl Runtime {
             self.clear_cache();
         }
         let words = self
-            .predicate_bits(ty, row)
+            .predicate_bits(ty, row, pre)
             .map_err(|(field, msg)| EventError::new(position, field, type_name(self).as_deref(), msg))?;
         let class = self.cache.class_of(ty, &self.bits[..words]);
         // Committed: the event is accepted.
