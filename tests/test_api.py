@@ -169,3 +169,23 @@ def test_describe_and_statistics():
 def test_internal_errors_are_exceptions_not_crashes():
     assert issubclass(ceql.CeqlInternalError, ceql.CeqlError)
     assert issubclass(ceql.CeqlInternalError, Exception)
+
+
+def test_run_arrow_matches_run_and_join_events():
+    q = ceql.compile(SEQ)
+    table = pa.Table.from_pylist(EVENTS)
+    m = q.run_arrow(table)
+    assert m.column_names == ["match_id", "start", "end", "positions"]
+    rows = [(r["start"], r["end"], tuple(r["positions"])) for r in m.to_pylist()]
+    assert rows == as_triples(q.run(table))
+    assert m.column("match_id").to_pylist() == list(range(len(rows)))
+    joined = ceql.join_events(m, table)
+    assert joined.num_rows == sum(len(p) for _, _, p in rows)
+    first = joined.filter(pa.compute.equal(joined.column("match_id"), 0)).to_pylist()
+    assert [r["index"] for r in first] == [0, 1, 2, 3]
+    assert [r["v"] for r in first] == list(rows[0][2])
+    assert [r["type"] for r in first] == ["A", "B", "B", "C"]
+    # pandas and dict inputs go through Arrow too.
+    assert q.run_arrow(pd.DataFrame(EVENTS)).num_rows == len(rows)
+    assert q.run_arrow(EVENTS).num_rows == len(rows)
+    assert q.run_arrow(pa.table({"type": pa.array([], pa.string())})).num_rows == 0

@@ -24,11 +24,13 @@ from .errors import (
     CeqlUnsupportedError,
     CeqlWarning,
 )
+from .arrow import join_events
 from .query import Query, compile
 from .stream import Stream
 
 __all__ = [
     "compile",
+    "join_events",
     "Query",
     "Stream",
     "Match",

@@ -98,6 +98,36 @@ class Query:
 
         return Stream(self, rt).push_many(events)
 
+    def run_arrow(
+        self,
+        events: Any,
+        time_field: Optional[str] = None,
+        time_unit: str = "ns",
+        *,
+        late: str = "error",
+        max_cache_bytes: Optional[int] = None,
+        max_det_states: Optional[int] = None,
+    ) -> Any:
+        """Like :meth:`run`, but returns the matches as a ``pyarrow.Table`` built in
+        Rust without per-match Python objects: ``match_id``, ``start``, ``end``
+        (uint64) and ``positions`` (large_list<uint64>). Use
+        :func:`ceql.join_events` to attach the events' columns.
+
+        ``events`` must be Arrow data (or a pandas DataFrame, converted with pyarrow).
+        """
+        import pyarrow as pa
+
+        rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
+        if is_pandas(events):
+            table = pandas_to_arrow(events)
+            if table is None:
+                raise TypeError("this DataFrame cannot be converted to Arrow; use run() instead")
+            events = table
+        if not is_arrow(events):
+            events = pa.Table.from_pylist(list(events))
+        batch = pa.record_batch(rt.push_arrow_columnar(events, 0))
+        return pa.Table.from_batches([batch])
+
     def stream(
         self,
         time_field: Optional[str] = None,

@@ -1,6 +1,11 @@
 //! The reusable output buffer: complex events in columnar form (Arrow-friendly:
 //! start, end and a list column of positions via offsets).
 
+use arrow_array::{ArrayRef, LargeListArray, RecordBatch, UInt64Array};
+use arrow_buffer::{Buffer, OffsetBuffer, ScalarBuffer};
+use arrow_schema::{DataType, Field, Schema};
+use std::sync::Arc;
+
 /// Complex events `([start, end], positions)`, appended in order of `end`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MatchBuffer {
@@ -73,6 +78,30 @@ impl MatchBuffer {
         self.begin(start, end);
         self.positions.extend_from_slice(positions);
         self.finish();
+    }
+
+    /// Converts the buffer into an Arrow record batch without copying its vectors:
+    /// `match_id` (numbered from `first_id`), `start`, `end` (UInt64) and
+    /// `positions` (LargeList<UInt64>).
+    pub fn into_record_batch(self, first_id: u64) -> RecordBatch {
+        let n = self.len() as u64;
+        let ids = UInt64Array::from_iter_values(first_id..first_id + n);
+        let starts = UInt64Array::new(ScalarBuffer::from(self.starts), None);
+        let ends = UInt64Array::new(ScalarBuffer::from(self.ends), None);
+        let len = self.offsets.len();
+        // u64 offsets reinterpreted as i64: same size, and they are far below 2^63.
+        let offsets = OffsetBuffer::new(ScalarBuffer::<i64>::new(Buffer::from_vec(self.offsets), 0, len));
+        let values = Arc::new(UInt64Array::new(ScalarBuffer::from(self.positions), None));
+        let item = Arc::new(Field::new("item", DataType::UInt64, false));
+        let positions = LargeListArray::new(item.clone(), offsets, values, None);
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("match_id", DataType::UInt64, false),
+            Field::new("start", DataType::UInt64, false),
+            Field::new("end", DataType::UInt64, false),
+            Field::new("positions", DataType::LargeList(item), false),
+        ]));
+        let columns: Vec<ArrayRef> = vec![Arc::new(ids), Arc::new(starts), Arc::new(ends), Arc::new(positions)];
+        RecordBatch::try_new(schema, columns).expect("columns match the schema")
     }
 
     /// Removes repeated complex events among those from index `first` on,

@@ -6,6 +6,7 @@
 //! written in Python on top of the classes here.
 
 mod arrow;
+mod arrow_out;
 mod convert;
 mod errors;
 mod matches;
@@ -20,6 +21,7 @@ fn _ceql(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<query::NativeQuery>()?;
     m.add_class::<runtime::NativeRuntime>()?;
     m.add_class::<matches::Match>()?;
+    m.add_class::<arrow_out::ArrowBatch>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! `ceql._ceql.NativeRuntime`: one evaluation over an unbounded input.
 
 use crate::arrow::stream_of;
+use crate::arrow_out::ArrowBatch;
 use crate::convert::to_value;
 use crate::errors::{event_error, guarded, internal_error};
 use crate::matches::to_match_list;
@@ -150,6 +151,16 @@ impl NativeRuntime {
             this.out.clear();
             this.push_arrow_rows(py, data)?;
             to_match_list(py, &mut this.out, source.as_ref())
+        })
+    }
+
+    /// Pushes an Arrow-compatible object; returns the matches as an Arrow batch
+    /// (`match_id`, `start`, `end`, `positions`), numbered from `first_id`.
+    fn push_arrow_columnar(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>, first_id: u64) -> PyResult<ArrowBatch> {
+        self.run(py, |this| {
+            this.out.clear();
+            this.push_arrow_rows(py, data)?;
+            Ok(ArrowBatch::new(std::mem::take(&mut this.out).into_record_batch(first_id)))
         })
     }
 

@@ -1,0 +1,42 @@
+//! Arrow export through the PyCapsule interface: `pyarrow.record_batch(obj)` (or
+//! any consumer of `__arrow_c_array__`) takes the buffers without copying.
+
+use arrow_array::ffi::to_ffi;
+use arrow_array::{Array, RecordBatch, StructArray};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyCapsule, PyTuple};
+
+/// A record batch waiting to be taken by an Arrow consumer.
+#[pyclass(module = "ceql._ceql")]
+pub struct ArrowBatch {
+    batch: Option<RecordBatch>,
+}
+
+impl ArrowBatch {
+    /// Wraps a batch.
+    pub fn new(batch: RecordBatch) -> Self {
+        ArrowBatch { batch: Some(batch) }
+    }
+}
+
+#[pymethods]
+impl ArrowBatch {
+    /// Arrow PyCapsule interface: (schema capsule, array capsule). The batch can be
+    /// exported once.
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_array__<'py>(&mut self, py: Python<'py>, requested_schema: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyTuple>> {
+        let _ = requested_schema;
+        let batch = self.batch.take().ok_or_else(|| PyValueError::new_err("this Arrow batch was already exported"))?;
+        let data = StructArray::from(batch).into_data();
+        let (array, schema) = to_ffi(&data).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let schema = PyCapsule::new_with_value(py, schema, c"arrow_schema")?;
+        let array = PyCapsule::new_with_value(py, array, c"arrow_array")?;
+        PyTuple::new(py, [schema.into_any(), array.into_any()])
+    }
+
+    /// Number of rows (before export).
+    fn __len__(&self) -> usize {
+        self.batch.as_ref().map_or(0, |b| b.num_rows())
+    }
+}
