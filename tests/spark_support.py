@@ -1,0 +1,254 @@
+"""Helpers of the Spark tests: a session-scoped SparkSession fixture (loaded with
+``pytest_plugins = ["spark_support"]``), event generators, the single-threaded
+ground truth, and the streaming query used in-process and by the restart test's
+subprocess (``python tests/spark_support.py stream ...``)."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import random
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+QUERY = (
+    "SELECT * FROM S WHERE HOT ; COLD FILTER HOT[temp > 40] AND COLD[temp < 10] "
+    "PARTITION BY [sensor] WITHIN 2 minutes"
+)
+# Several events per match and an iteration: a sturdier check of positions -> rows.
+QUERY_SEQ = (
+    "SELECT * FROM S WHERE HOT ; WARM+ ; COLD FILTER HOT[temp > 40] AND COLD[temp < 10] "
+    "PARTITION BY [sensor] WITHIN 90 seconds"
+)
+T0 = dt.datetime(2024, 3, 1, tzinfo=dt.timezone.utc)
+STREAM_TIMEOUT = 240  # seconds: a hung stream fails the test instead of CI
+
+
+def session(app: str = "ceql-spark-tests") -> Any:
+    """A lean local session: 2 cores, 2 shuffle partitions, no UI, UTC."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .appName(app)
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.driver.memory", "1g")
+        .config("spark.sql.streaming.stopTimeout", "30s")
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "2000")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+@pytest.fixture(scope="session")
+def spark():
+    s = session()
+    yield s
+    s.stop()
+
+
+# -- data -----------------------------------------------------------------------
+def events(n: int, keys: int, seed: int, *, start: int = 0, step_ms: int = 3000, jitter: bool = True) -> List[Dict[str, Any]]:
+    """``n`` events of ``keys`` sensors, times increasing (ties possible), offsets
+    ``start..start+n-1`` (the order field)."""
+    rnd = random.Random(seed)
+    out = []
+    t = start * step_ms
+    for i in range(n):
+        t += rnd.randint(0, step_ms) if jitter else step_ms
+        ty = rnd.choices(["HOT", "WARM", "COLD", "OTHER"], [3, 2, 3, 1])[0]
+        temp = {"HOT": rnd.choice([45.0, 50.0, 30.0]), "COLD": rnd.choice([5.0, 2.0, 15.0]), "WARM": 25.0, "OTHER": 0.0}[ty]
+        out.append(
+            {
+                "type": ty,
+                "ts": T0 + dt.timedelta(milliseconds=t),
+                "offset": start + i,
+                "sensor": rnd.randrange(keys),
+                "temp": temp,
+            }
+        )
+    return out
+
+
+def flush_event(after: Sequence[Dict[str, Any]], offset: int, minutes: int = 60) -> Dict[str, Any]:
+    """An event far after the others (a type no query names): its watermark
+    releases every buffered event and expires every window."""
+    last = max(e["ts"] for e in after)
+    return {"type": "FLUSH", "ts": last + dt.timedelta(minutes=minutes), "offset": offset, "sensor": 0, "temp": 0.0}
+
+
+def arrow_schema():
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            ("type", pa.string()),
+            ("ts", pa.timestamp("us", tz="UTC")),
+            ("offset", pa.int64()),
+            ("sensor", pa.int64()),
+            ("temp", pa.float64()),
+        ]
+    )
+
+
+def spark_schema():
+    from pyspark.sql import types as T
+
+    return T.StructType(
+        [
+            T.StructField("type", T.StringType()),
+            T.StructField("ts", T.TimestampType()),
+            T.StructField("offset", T.LongType()),
+            T.StructField("sensor", T.LongType()),
+            T.StructField("temp", T.DoubleType()),
+        ]
+    )
+
+
+def to_df(spark: Any, rows: List[Dict[str, Any]], partitions: int = 2) -> Any:
+    import pyarrow as pa
+
+    table = pa.Table.from_pylist(rows, schema=arrow_schema())
+    return spark.createDataFrame(table.to_pandas(), schema=spark_schema()).repartition(partitions)
+
+
+def write_parquet(directory: Path, name: str, rows: List[Dict[str, Any]]) -> None:
+    """One file of the streaming input; written aside then renamed, as a file
+    source requires."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    directory.mkdir(parents=True, exist_ok=True)
+    tmp = directory.parent / f".{directory.name}-{name}.tmp"
+    pq.write_table(pa.Table.from_pylist(rows, schema=arrow_schema()), tmp)
+    os.replace(tmp, directory / f"{name}.parquet")
+
+
+# -- ground truth ---------------------------------------------------------------
+Row = Tuple[Tuple[Any, ...], int, int, Tuple[int, ...]]
+
+
+def micros(t: dt.datetime) -> int:
+    d = t - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+    return (d.days * 86_400 + d.seconds) * 1_000_000 + d.microseconds
+
+
+def ground_truth(rows: List[Dict[str, Any]], query: str, key: Optional[str] = "sensor") -> List[Row]:
+    """The engine run single-threaded over every event sorted by (time, order):
+    (key, start µs, end µs, offsets of the matched events) per complex event."""
+    import pyarrow as pa
+
+    import ceql
+
+    ordered = sorted(rows, key=lambda r: (r["ts"], r["offset"]))
+    table = pa.Table.from_pylist(ordered, schema=arrow_schema())
+    out = []
+    for m in ceql.compile(query).run(table, time_field="ts"):
+        k = (ordered[m.end][key],) if key else ()
+        out.append((k, micros(ordered[m.start]["ts"]), micros(ordered[m.end]["ts"]), tuple(ordered[p]["offset"] for p in m.positions)))
+    return out
+
+
+def expected_ids(truth: List[Row], query: str) -> List[str]:
+    from ceql.spark._output import match_id
+    from ceql.spark._plan import plan_of
+
+    h = plan_of(query, None).query_hash
+    ids = []
+    for k, _, _, offs in truth:
+        # start/end offsets: the matched data's first and last here (SELECT *, no NOT)
+        ids.append(match_id(h, k, [(offs[0],), (offs[-1],), *[(o,) for o in offs]]))
+    return ids
+
+
+def collect(df: Any, key: Optional[str] = "sensor") -> List[Row]:
+    """Spark output rows in the form of :func:`ground_truth`."""
+    from pyspark.sql import functions as F
+
+    cols = [F.unix_micros("start_time").alias("s"), F.unix_micros("end_time").alias("e"), F.transform("events", lambda x: x["offset"]).alias("o")]
+    if key:
+        cols.insert(0, F.col(key).alias("k"))
+    out = []
+    for r in df.select(*cols).collect():
+        out.append(((r["k"],) if key else (), r["s"], r["e"], tuple(r["o"])))
+    return out
+
+
+def assert_same(got: List[Row], truth: List[Row]) -> None:
+    dupes = [r for r, c in Counter(got).items() if c > 1]
+    assert not dupes, f"duplicated complex events: {dupes[:5]}"
+    assert sorted(got) == sorted(truth), (
+        f"{len(got)} vs {len(truth)} complex events; missing {sorted(set(truth) - set(got))[:5]}, extra {sorted(set(got) - set(truth))[:5]}"
+    )
+
+
+# -- streaming ------------------------------------------------------------------
+def start_stream(spark: Any, source: Path, sink: Path, checkpoint: Path, *, query: str = QUERY, watermark: str = "1 minute", late: str = "drop", buckets: Optional[int] = None, fault: Any = None) -> Any:
+    """File source (one file per micro-batch) -> detect -> parquet sink, availableNow."""
+    import ceql.spark as cs
+
+    events_df = spark.readStream.schema(spark_schema()).option("maxFilesPerTrigger", 1).parquet(str(source))
+    matches = cs.detect(events_df, query, time_field="ts", order_field="offset", watermark=watermark, late=late, buckets=buckets, _fault=fault)
+    return (
+        matches.writeStream.format("parquet")
+        .option("path", str(sink))
+        .option("checkpointLocation", str(checkpoint))
+        .outputMode("append")
+        .trigger(availableNow=True)
+        .start()
+    )
+
+
+def run_stream(spark: Any, *args: Any, timeout: float = STREAM_TIMEOUT, **kw: Any) -> Any:
+    """Runs the stream to the end of the available input; a hang fails."""
+    q = start_stream(spark, *args, **kw)
+    try:
+        finished = q.awaitTermination(timeout)
+    except Exception:
+        q.stop()
+        raise
+    if not finished:
+        q.stop()
+        raise AssertionError(f"the stream did not finish within {timeout} s")
+    return q
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Subprocess entry of the restart test: runs the same stream in a new process."""
+    p = argparse.ArgumentParser()
+    p.add_argument("command", choices=["stream"])
+    p.add_argument("--source", required=True)
+    p.add_argument("--sink", required=True)
+    p.add_argument("--checkpoint", required=True)
+    p.add_argument("--query", default=QUERY)
+    p.add_argument("--watermark", default="1 minute")
+    p.add_argument("--report", required=True)
+    a = p.parse_args(argv)
+    t0 = time.time()
+    spark = session("ceql-spark-restart")
+    q = run_stream(spark, Path(a.source), Path(a.sink), Path(a.checkpoint), query=a.query, watermark=a.watermark)
+    batches = [pr["batchId"] for pr in q.recentProgress]
+    Path(a.report).write_text(json.dumps({"batches": batches, "seconds": time.time() - t0, "pid": os.getpid()}))
+    spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

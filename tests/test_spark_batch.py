@@ -1,0 +1,149 @@
+"""ceql.spark on batch DataFrames: equal to the engine run single-threaded over the
+events sorted by (time, order), whatever the partitioning."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import random
+
+import pytest
+
+pytest.importorskip("pyspark")
+pytest.register_assert_rewrite("spark_support")
+
+import spark_support as ss  # noqa: E402
+
+pytest_plugins = ["spark_support"]
+pytestmark = pytest.mark.spark
+
+
+def scrambled(rows, seed=0):
+    rows = list(rows)
+    random.Random(seed).shuffle(rows)
+    return rows
+
+
+def test_scrambled_5k_events_50_keys_equal_ground_truth(spark):
+    import ceql.spark as cs
+
+    rows = ss.events(5000, 50, seed=11, step_ms=400)
+    df = ss.to_df(spark, scrambled(rows), partitions=4)
+    matches = cs.detect(df, ss.QUERY_SEQ, time_field="ts", order_field="offset")
+    cached = matches.select("sensor", "match_id", "start_time", "end_time", "events").cache()
+    truth = ss.ground_truth(rows, ss.QUERY_SEQ)
+    assert len(truth) > 200, "the workload should produce a fair number of matches"
+    assert any(len(t[3]) > 3 for t in truth), "and some with iterations"
+    ss.assert_same(ss.collect(cached), truth)
+    ids = [r.match_id for r in cached.select("match_id").collect()]
+    assert sorted(ids) == sorted(ss.expected_ids(truth, ss.QUERY_SEQ))
+    cached.unpersist()
+
+
+def test_match_ids_identical_across_repartition_counts(spark):
+    import ceql.spark as cs
+
+    rows = ss.events(1500, 20, seed=5)
+    results = []
+    before = spark.conf.get("spark.sql.shuffle.partitions")
+    try:
+        for input_parts, shuffle_parts in [(1, 1), (3, 2), (7, 5)]:
+            spark.conf.set("spark.sql.shuffle.partitions", str(shuffle_parts))
+            df = ss.to_df(spark, scrambled(rows, seed=input_parts), partitions=input_parts)
+            out = cs.detect(df, ss.QUERY, time_field="ts", order_field="offset")
+            results.append(sorted((r.match_id, r.start_time, tuple(e.offset for e in r.events)) for r in out.collect()))
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", before)
+    assert results[0], "no matches: the check would be vacuous"
+    assert results[0] == results[1] == results[2]
+
+
+def test_no_partition_by_warns_and_uses_one_task(spark, caplog):
+    import ceql.spark as cs
+
+    query = "SELECT * FROM S WHERE HOT ; COLD FILTER HOT[temp > 40] AND COLD[temp < 10] WITHIN 20 seconds"
+    rows = ss.events(800, 4, seed=2)
+    with caplog.at_level(logging.WARNING, logger="ceql.spark"):
+        out = cs.detect(ss.to_df(spark, scrambled(rows), 3), query, time_field="ts", order_field="offset")
+    assert any("one Spark task" in r.getMessage() for r in caplog.records)
+    assert out.rdd.getNumPartitions() == 1
+    assert "sensor" not in out.columns
+    ss.assert_same(ss.collect(out, key=None), ss.ground_truth(rows, query, key=None))
+
+
+def test_global_position_queries_run_in_one_group(spark, caplog):
+    """WITHIN n EVENTS counts global positions (§3.7): splitting by key would
+    change the result, so the query runs in one group with PARTITION BY inside."""
+    import ceql.spark as cs
+
+    query = "SELECT * FROM S WHERE HOT ; COLD FILTER HOT[temp > 40] AND COLD[temp < 10] PARTITION BY [sensor] WITHIN 6 EVENTS"
+    rows = ss.events(800, 4, seed=3)
+    with caplog.at_level(logging.WARNING, logger="ceql.spark"):
+        out = cs.detect(ss.to_df(spark, scrambled(rows), 3), query, time_field="ts", order_field="offset")
+    assert any("depends on every partition" in r.getMessage() for r in caplog.records)
+    truth = ss.ground_truth(rows, query)
+    assert truth
+    ss.assert_same(ss.collect(out), truth)
+
+
+def test_unmarked_start_and_projection_times_come_from_the_interval(spark):
+    """start_time/end_time are those of the interval's first and last events, also
+    when they are not in the data (projection)."""
+    import ceql.spark as cs
+
+    query = "SELECT COLD FROM S WHERE HOT ; WARM ; COLD FILTER HOT[temp > 40] AND COLD[temp < 10] PARTITION BY [sensor] WITHIN 1 minute"
+    rows = ss.events(1200, 6, seed=8)
+    out = cs.detect(ss.to_df(spark, scrambled(rows), 2), query, time_field="ts", order_field="offset")
+    truth = ss.ground_truth(rows, query)
+    assert truth and all(len(t[3]) == 1 and t[1] <= t[2] for t in truth)
+    ss.assert_same(ss.collect(out), truth)
+
+
+def test_numeric_time_field_needs_a_unit_and_agrees_with_timestamps(spark):
+    import ceql.spark as cs
+    from pyspark.sql import functions as F
+
+    rows = ss.events(600, 5, seed=4)
+    df = ss.to_df(spark, scrambled(rows), 2).withColumn("ts_ms", F.unix_millis("ts"))
+    with pytest.raises(ValueError, match="time_unit"):
+        cs.detect(df, ss.QUERY, time_field="ts_ms", order_field="offset")
+    by_ms = cs.detect(df, ss.QUERY, time_field="ts_ms", order_field="offset", time_unit="ms")
+    by_ts = cs.detect(df, ss.QUERY, time_field="ts", order_field="offset")
+    a = sorted((r.sensor, tuple(e.offset for e in r.events)) for r in by_ms.collect())
+    b = sorted((r.sensor, tuple(e.offset for e in r.events)) for r in by_ts.collect())
+    assert a and a == b
+
+
+def test_input_without_type_column_is_refused(spark):
+    import ceql.spark as cs
+
+    df = ss.to_df(spark, ss.events(10, 2, seed=1), 1).withColumnRenamed("type", "event_type")
+    with pytest.raises(ValueError, match="column named `type`"):
+        cs.detect(df, ss.QUERY, time_field="ts", order_field="offset")
+
+
+def test_explode_events_one_row_per_event_with_index(spark):
+    import ceql.spark as cs
+
+    rows = ss.events(500, 3, seed=9)
+    matches = cs.detect(ss.to_df(spark, rows, 2), ss.QUERY_SEQ, time_field="ts", order_field="offset")
+    exploded = cs.explode_events(matches)
+    assert {"match_id", "start_time", "end_time", "event_index", "type", "ts", "offset", "sensor", "temp"} <= set(exploded.columns)
+    per_match = {r.match_id: [e.offset for e in r.events] for r in matches.collect()}
+    got = {}
+    for r in exploded.collect():
+        got.setdefault(r.match_id, {})[r.event_index] = r.offset
+    assert per_match and sum(len(v) for v in per_match.values()) == exploded.count()
+    assert {k: [v[i] for i in range(len(v))] for k, v in got.items()} == per_match
+
+
+def test_late_and_buckets_options_are_checked(spark):
+    import ceql.spark as cs
+
+    df = ss.to_df(spark, ss.events(10, 2, seed=1), 1)
+    with pytest.raises(ValueError, match="late"):
+        cs.detect(df, ss.QUERY, time_field="ts", order_field="offset", late="keep")
+    with pytest.raises(ValueError, match="buckets"):
+        cs.detect(df, ss.QUERY, time_field="ts", order_field="offset", buckets=0)
+    # T0 is timezone-aware: the session is UTC, so no shift
+    assert ss.T0.tzinfo is dt.timezone.utc
