@@ -213,3 +213,26 @@ def test_event_time_disorder_within_watermark_and_late_policy(spark, tmp_path, l
         assert sorted(e.offset for r in late_out for e in r.events) == [300_000, 300_001]
         assert all(r.start_time == r.end_time == r.events[0].ts for r in late_out)
         assert dropped == 0
+
+
+def test_session_time_zone_other_than_utc(spark, tmp_path):
+    """Spark gives pandas naive wall-clock times of the session time zone: times in
+    the output must still be the input's instants."""
+    rows = ss.events(300, 2, seed=61)
+    flush = ss.flush_event(rows, 200_000)
+    src, out, ckpt = tmp_path / "in", tmp_path / "out", tmp_path / "ckpt"
+    write_all(src, chunks_of(rows) + [[flush]])
+    before = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", "America/New_York")
+    try:
+        ss.run_stream(spark, src, out, ckpt)
+        result = spark.read.parquet(str(out))
+        got = ss.collect(result)
+        micros = sorted(ss.micros(e["ts"]) for e in rows)
+        from pyspark.sql import functions as F
+
+        ev = result.select(F.explode("events").alias("e")).select(F.unix_micros("e.ts").alias("t")).collect()
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", before)
+    ss.assert_same(got, ss.ground_truth(rows + [flush], ss.QUERY))
+    assert ev and set(r.t for r in ev) <= set(micros)

@@ -18,12 +18,17 @@ _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 
 def canon(v: Any) -> str:
     """A canonical text of a value, stable across processes and versions."""
+    t = type(v)
+    if t is int:
+        return f"i{v}"
+    if t is str:
+        return f"s{len(v)}:{v}"
     if v is None:
         return "N"
     if isinstance(v, bool):
         return "b1" if v else "b0"
     if isinstance(v, int):
-        return f"i{v}"
+        return f"i{int(v)}"
     if isinstance(v, float):
         return "f" + v.hex()
     if isinstance(v, str):
@@ -45,21 +50,21 @@ def canon(v: Any) -> str:
     return "o" + repr(v)
 
 
+def canon_row(values: Sequence[Any]) -> str:
+    """Canonical text of one event's order values."""
+    return "\x1f".join([canon(v) for v in values])
+
+
+def _digest(query_hash: bytes, kind: str, key: Sequence[Any], rows: Sequence[str]) -> str:
+    text = kind + "\x1e" + "\x1f".join([canon(v) for v in key]) + "\x1e" + "\x1d".join(rows)
+    return hashlib.sha256(query_hash + text.encode()).hexdigest()[:32]
+
+
 def match_id(query_hash: bytes, key: Sequence[Any], orders: Sequence[Sequence[Any]], kind: str = "match") -> str:
     """Hash of the query, the key and the order values of the events that make the
     complex event (its first and last event, then its data events), so that a
     replayed micro-batch, another partitioning or another run give the same id."""
-    h = hashlib.sha256(query_hash)
-    h.update(kind.encode())
-    for v in key:
-        h.update(b"\x1e")
-        h.update(canon(v).encode())
-    for o in orders:
-        h.update(b"\x1d")
-        for v in o:
-            h.update(b"\x1f")
-            h.update(canon(v).encode())
-    return h.hexdigest()[:32]
+    return _digest(query_hash, kind, key, [canon_row(o) for o in orders])
 
 
 @dataclass(frozen=True)
@@ -102,13 +107,15 @@ class OutputLayout:
             raise RuntimeError("ceql.spark: a match starts at a row that is no longer retained")
         keys = retained.select(self.key_hidden).take(ends) if self.key_hidden else None
         key_values = list(zip(*[c.to_pylist() for c in keys.columns])) if keys is not None else [()] * len(matches)
-        o_start = self._orders(retained, starts)
-        o_end = self._orders(retained, ends)
-        o_flat = self._orders(retained, flat)
+        # Canonical order values once per row, however many matches contain it.
+        needed = sorted(set(starts) | set(ends) | set(flat))
+        texts = dict(zip(needed, (canon_row(o) for o in self._orders(retained, needed))))
+        qh = self.query_hash
         ids = []
         for i in range(len(matches)):
-            data = o_flat[offsets[i] : offsets[i + 1]]
-            ids.append(match_id(self.query_hash, key_values[i], [o_start[i], o_end[i], *data]))
+            rows = [texts[starts[i]], texts[ends[i]]]
+            rows.extend(texts[j] for j in flat[offsets[i] : offsets[i + 1]])
+            ids.append(_digest(qh, "match", key_values[i], rows))
         events_rows = retained.select(self.input_columns).take(flat)
         return self._assemble(
             keys,

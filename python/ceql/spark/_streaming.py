@@ -77,15 +77,25 @@ def _sort_rows(rows: pa.Table, orders: List[str]) -> pa.Table:
     return rows.sort_by([(TIME, "ascending")] + [(o, "ascending") for o in orders])
 
 
-def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_schema: pa.Schema, late: str, fault: Optional[Callable] = None):
+def make_state_fn(
+    plan: QueryPlan,
+    prep: Prepared,
+    layout: OutputLayout,
+    in_schema: pa.Schema,
+    late: str,
+    fault: Optional[Callable] = None,
+    local_tz: Optional[str] = None,
+):
+    # Spark hands timestamps to pandas as naive wall-clock times of the session
+    # time zone; they are localised back before they become Arrow (UTC) again.
+    ts_columns = [f.name for f in in_schema if pa.types.is_timestamp(f.type) and f.type.tz is not None]
+    relocalize = local_tz not in (None, "UTC", "Etc/UTC", "GMT", "Z", "+00:00")
     engine_columns = list(prep.engine_columns)
     keep = list(prep.input_columns) + [TIME] + list(prep.key_hidden)
     orders = list(prep.order_fields)
     out_columns = [f.name for f in layout.schema]
 
     def fn(key: Any, pdfs: Iterator[Any], state: Any) -> Iterator[Any]:
-        import pandas as pd
-
         w_ms = state.getCurrentWatermarkMs()
         w_us = w_ms * 1000
         w_ns = w_us * 1000
@@ -97,6 +107,9 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
         parts = []
         for pdf in pdfs:
             if len(pdf):
+                if relocalize:
+                    for c in ts_columns:
+                        pdf[c] = pdf[c].dt.tz_localize(local_tz, ambiguous=False, nonexistent="shift_forward")
                 parts.append(pa.Table.from_pandas(pdf, schema=in_schema, preserve_index=False).select(keep))
         outputs: List[pa.Table] = []
         pending = ipc_to_table(pending_b)
@@ -178,7 +191,8 @@ def detect_streaming(plan: QueryPlan, prep: Prepared, layout: OutputLayout, *, w
         df = df.withColumn(GROUP, F.lit(0))
         group = [GROUP]
     in_schema = to_arrow_schema(df.schema, timezone="UTC")
-    fn = make_state_fn(plan, prep, layout, in_schema, late, fault)
+    local_tz = df.sparkSession.conf.get("spark.sql.session.timeZone")
+    fn = make_state_fn(plan, prep, layout, in_schema, late, fault, local_tz)
     return df.groupBy(*[qcol(g) for g in group]).applyInPandasWithState(
         fn, prep.output_schema, STATE_SCHEMA, "append", GroupStateTimeout.EventTimeTimeout
     )

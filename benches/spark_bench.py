@@ -1,0 +1,212 @@
+"""Benchmark of ceql.spark.
+
+Batch: ``detect`` over N events (default 1M) of K keys (default 1,000), against a
+no-op ``mapInArrow`` over the same repartitioned and sorted DataFrame: the
+difference is the engine's (and the glue's) share of the time.
+
+Streaming: the time of a micro-batch (``durationMs.triggerExecution``) for tiny
+micro-batches (the fixed overhead), and for micro-batches touching many keys,
+with and without ``buckets``.
+
+    python benches/spark_bench.py [--events 1000000] [--keys 1000] [--master local[2]]
+
+Prints one line per measurement and the machine's load (``uptime``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+QUERY = (
+    "SELECT * FROM S WHERE HOT ; COLD FILTER HOT[temp > 40] AND COLD[temp < 10] "
+    "PARTITION BY [sensor] WITHIN 5 seconds"
+)
+
+
+def session(master: str):
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master(master)
+        .appName("ceql-spark-bench")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.driver.memory", "2g")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def events(spark, n: int, keys: int):
+    """n events, one every ms on average, keys spread by a hash (so a key's events
+    are interleaved with the others'), types and temperatures from hashes."""
+    from pyspark.sql import functions as F
+
+    h = F.abs(F.xxhash64("id"))
+    kind = (h % 10).cast("int")
+    type_ = (
+        F.when(kind < 3, F.lit("HOT")).when(kind < 5, F.lit("WARM")).when(kind < 8, F.lit("COLD")).otherwise(F.lit("OTHER"))
+    )
+    temp = F.when(type_ == "HOT", F.lit(45.0)).when(type_ == "COLD", F.lit(5.0)).otherwise(F.lit(20.0))
+    return spark.range(n).select(
+        type_.alias("type"),
+        F.timestamp_micros(F.lit(1_709_251_200_000_000) + F.col("id") * 1000).alias("ts"),
+        F.col("id").alias("offset"),
+        (F.abs(F.xxhash64(F.col("id"), F.lit(7))) % keys).alias("sensor"),
+        temp.alias("temp"),
+    )
+
+
+def timed(label: str, action, repeat: int = 2) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - t0)
+    best = min(times)
+    print(f"{label}: best {best:.2f} s of {', '.join(f'{t:.2f}' for t in times)}", flush=True)
+    return best
+
+
+def batch(spark, n: int, keys: int) -> None:
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    import ceql
+    import ceql.spark as cs
+    from ceql.spark._keys import qcol
+
+    df = events(spark, n, keys).cache()
+    df.count()
+    matches = cs.detect(df, QUERY, time_field="ts", order_field="offset")
+    n_matches = matches.count()
+    t_detect = timed(f"batch detect          {n:,} events, {keys:,} keys ({n_matches:,} matches)", lambda: matches.write.format("noop").mode("overwrite").save())
+
+    # The same plan up to mapInArrow: repartition by key, sort by (key, time, order).
+    prepared = (
+        df.withColumn("__ceql_t", F.unix_micros("ts") * 1000)
+        .withColumn("__ceql_k0", F.col("sensor"))
+        .repartition(qcol("__ceql_k0"))
+        .sortWithinPartitions("__ceql_k0", "__ceql_t", "offset")
+    )
+
+    def noop(batches):
+        for b in batches:
+            pass
+        return iter(())
+
+    empty = prepared.mapInArrow(noop, matches.schema)
+    t_noop = timed("batch no-op mapInArrow (same repartition + sort)", lambda: empty.write.format("noop").mode("overwrite").save())
+    print(
+        f"  => detect {n / t_detect:,.0f} events/s; no-op {n / t_noop:,.0f} events/s; "
+        f"engine + glue share {(t_detect - t_noop) / t_detect:.0%} of the detect time",
+        flush=True,
+    )
+
+    # The engine alone, single-threaded, on the same events sorted by (time, order).
+    table = pa.Table.from_batches(df.orderBy("ts", "offset")._collect_as_arrow())
+    q = ceql.compile(QUERY)
+    t_engine = timed("engine alone (one Stream, Arrow input)", lambda: q.run(table, time_field="ts"), repeat=1)
+    print(f"  => engine alone {n / t_engine:,.0f} events/s", flush=True)
+    df.unpersist()
+
+
+def streaming(spark, keys: int) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from pyspark.sql import types as T
+
+    import ceql.spark as cs
+
+    schema = T.StructType(
+        [
+            T.StructField("type", T.StringType()),
+            T.StructField("ts", T.TimestampType()),
+            T.StructField("offset", T.LongType()),
+            T.StructField("sensor", T.LongType()),
+            T.StructField("temp", T.DoubleType()),
+        ]
+    )
+    base = Path(tempfile.mkdtemp(prefix="ceql-spark-bench-"))
+
+    def run(label: str, files: int, per_file: int, n_keys: int, buckets=None) -> None:
+        d = base / label.replace(" ", "_")
+        src = d / "in"
+        src.mkdir(parents=True)
+        off = 0
+        for f in range(files):
+            rows = {"type": [], "ts": [], "offset": [], "sensor": [], "temp": []}
+            for i in range(per_file):
+                kind = ("HOT", "WARM", "COLD", "OTHER")[(off * 7) % 4]
+                rows["type"].append(kind)
+                rows["ts"].append(1_709_251_200_000_000 + off * 100_000)  # 100 ms apart
+                rows["offset"].append(off)
+                rows["sensor"].append(off % n_keys)
+                rows["temp"].append({"HOT": 45.0, "COLD": 5.0}.get(kind, 20.0))
+                off += 1
+            t = pa.table(rows).set_column(1, "ts", pa.array(rows["ts"], type=pa.timestamp("us", tz="UTC")))
+            pq.write_table(t, src / f"part-{f:04d}.parquet")
+        df = spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).parquet(str(src))
+        out = cs.detect(df, QUERY, time_field="ts", order_field="offset", watermark="5 seconds", buckets=buckets)
+        q = (
+            out.writeStream.format("noop")
+            .option("checkpointLocation", str(d / "ckpt"))
+            .trigger(availableNow=True)
+            .start()
+        )
+        if not q.awaitTermination(900):
+            q.stop()
+            raise SystemExit("stream did not finish")
+        progress = [p for p in q.recentProgress if p["numInputRows"] > 0][1:]  # first batch: warm-up
+        ms = [p["durationMs"]["triggerExecution"] for p in progress]
+        print(
+            f"streaming {label}: {len(ms)} micro-batches of {per_file:,} events over {min(n_keys, per_file):,} keys: "
+            f"median {statistics.median(ms):,.0f} ms per micro-batch (min {min(ms):,} ms, max {max(ms):,} ms)",
+            flush=True,
+        )
+
+    try:
+        run("tiny", files=8, per_file=20, n_keys=4)
+        run("many keys", files=6, per_file=10_000, n_keys=keys)
+        run("many keys buckets=8", files=6, per_file=10_000, n_keys=keys, buckets=8)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--events", type=int, default=1_000_000)
+    p.add_argument("--keys", type=int, default=1000)
+    p.add_argument("--master", default="local[2]")
+    p.add_argument("--skip-batch", action="store_true")
+    p.add_argument("--skip-streaming", action="store_true")
+    a = p.parse_args()
+    print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(), flush=True)
+    spark = session(a.master)
+    import ceql
+
+    where = spark.sparkContext.parallelize([0], 1).map(lambda _: __import__("ceql").__file__).collect()[0]
+    print(f"ceql {ceql.__version__}: driver {ceql.__file__}, executors {where}", flush=True)
+    if not a.skip_batch:
+        batch(spark, a.events, a.keys)
+    if not a.skip_streaming:
+        streaming(spark, a.keys)
+    print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(), flush=True)
+    spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
