@@ -2,6 +2,8 @@
 //! paper's experiments (§6): streams of event types drawn uniformly, and a driver
 //! that feeds them to the engine with enumeration on or off.
 
+pub mod workloads;
+
 use arrow_array::RecordBatch;
 use ceql_engine::{CompileOptions, CompiledQuery, MatchBuffer, Runtime, RuntimeOptions, Target, ValueRef};
 use std::path::Path;
@@ -53,13 +55,18 @@ impl Driver {
         Driver { query, targets }
     }
 
-    /// Runs the whole workload; returns the number of complex events (or of
-    /// positions with output when `enumerate` is false).
+    /// Runs the whole workload; returns the number of complex events (0 when
+    /// `enumerate` is false).
     pub fn run(&self, workload: &Workload, enumerate: bool, out: &mut MatchBuffer) -> u64 {
+        self.run_prefix(workload, workload.events.len(), enumerate, out)
+    }
+
+    /// Runs the first `n` events of the workload.
+    pub fn run_prefix(&self, workload: &Workload, n: usize, enumerate: bool, out: &mut MatchBuffer) -> u64 {
         let mut rt = Runtime::new(self.query.clone(), RuntimeOptions { enumerate, ..RuntimeOptions::default() });
         let mut total = 0;
         let row: &[ValueRef<'_>] = &[];
-        for &e in &workload.events {
+        for &e in &workload.events[..n.min(workload.events.len())] {
             rt.push_target(self.targets[e as usize], row, out).expect("valid event");
             total += out.len() as u64;
             out.clear();

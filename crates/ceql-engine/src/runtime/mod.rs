@@ -358,6 +358,11 @@ impl Runtime {
         }
     }
 
+    /// tECS nodes allocated since the start.
+    pub fn arena_allocated(&self) -> u64 {
+        self.arena.allocated()
+    }
+
     /// Counters and sizes.
     pub fn statistics(&self) -> Statistics {
         Statistics {
