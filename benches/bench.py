@@ -1,0 +1,142 @@
+"""Python benchmark: the CORE paper's workloads through ``Query.run_arrow`` on a
+pyarrow Table, one JSON line per workload (events/s, matches, peak RSS).
+
+    python benches/bench.py [--events N] [--only NAME ...]
+
+Each workload runs in a fresh child process, so that its peak RSS is its own.
+The workloads are the same as the criterion harness (benches/src/workloads.rs):
+uniform seeded streams, W = 100 unless stated; stock Q1-Q7 when the stock data is
+found (``$CEQL_STOCK_DATA`` or ../shared/data/stock/stock_data.csv).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def noise():
+    return [f"B{i}" for i in range(1, 7)]
+
+
+def seq_query(n, w):
+    return "SELECT * FROM S WHERE " + " ; ".join(f"A{i}" for i in range(1, n + 1)) + f" WITHIN {w} EVENTS"
+
+
+def synthetic():
+    """name -> (query, types, events to use)."""
+    out = {}
+    for n in (3, 5, 7, 9):
+        out[f"seq{n}_w100"] = (seq_query(n, 100), [f"A{i}" for i in range(1, n + 1)] + noise(), None)
+    for w in (50, 100, 150, 200, 10_000, 1_000_000):
+        out[f"no_output_w{w}"] = (seq_query(3, w), ["A1", "A2"] + noise(), None)
+    out["k3"] = ("SELECT * FROM S WHERE A1 ; A2+ ; A3 WITHIN 100 EVENTS", ["A1", "A2", "A3"] + noise(), 100_000)
+    out["k5"] = ("SELECT * FROM S WHERE A1 ; A2+ ; A3 ; A4+ ; A5 WITHIN 100 EVENTS", [f"A{i}" for i in range(1, 6)] + noise(), 100_000)
+    out["d3"] = ("SELECT * FROM S WHERE A1 ; (A2 OR A2p) ; A3 WITHIN 100 EVENTS", ["A1", "A2", "A3", "A2p"] + noise(), None)
+    out["d5"] = (
+        "SELECT * FROM S WHERE A1 ; (A2 OR A2p) ; A3 ; (A4 OR A4p) ; A5 WITHIN 100 EVENTS",
+        [f"A{i}" for i in range(1, 6)] + ["A2p", "A4p"] + noise(),
+        None,
+    )
+    return out
+
+
+def stock_queries():
+    seq = "(SELL as msft; BUY as oracle; BUY as csco; SELL as amat)"
+    dis = "(SELL as msft; (BUY OR SELL) as oracle; (BUY OR SELL) as csco; SELL as amat)"
+    names = "msft[name = 'MSFT'] AND oracle[name = 'ORCL'] AND csco[name = 'CSCO'] AND amat[name = 'AMAT']"
+    prices = ("msft[name = 'MSFT'] AND msft[price > 26.0] AND oracle[name = 'ORCL'] AND oracle[price > 11.14] "
+              "AND csco[name = 'CSCO'] AND amat[name = 'AMAT'] AND amat[price >= 18.92]")
+    w = "WITHIN 30000 [stock_time]"
+    part = "PARTITION BY [volume] WITHIN 30000 [stock_time] CONSUME BY ANY"
+    return {
+        "stock_q1": f"SELECT * FROM S WHERE {seq} FILTER {names} {w}",
+        "stock_q2": f"SELECT * FROM S WHERE {seq} FILTER {prices} {w}",
+        "stock_q3": f"SELECT * FROM S WHERE {seq} FILTER {names} {part}",
+        "stock_q4": f"SELECT * FROM S WHERE {dis} FILTER {names} {w}",
+        "stock_q5": f"SELECT * FROM S WHERE {dis} FILTER {prices} {w}",
+        "stock_q6": f"SELECT * FROM S WHERE {dis} FILTER {names} {part}",
+        "stock_q7": ("SELECT * FROM S WHERE (SELL as msft; (BUY OR SELL)+ as mid; SELL as amat) "
+                     f"FILTER msft[name = 'MSFT'] AND mid[name = 'ORCL'] AND amat[name = 'AMAT'] {w}"),
+    }
+
+
+def stock_path():
+    for p in (os.environ.get("CEQL_STOCK_DATA"), HERE.parent.parent / "shared" / "data" / "stock" / "stock_data.csv"):
+        if p and Path(p).exists():
+            return Path(p)
+    return None
+
+
+def peak_rss_mib():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def run_one(name, events):
+    import numpy as np
+    import pyarrow as pa
+
+    import ceql
+
+    if name.startswith("stock_"):
+        path = stock_path()
+        if path is None:
+            return {"workload": name, "skipped": "stock_data.csv not found (set CEQL_STOCK_DATA)"}
+        import pyarrow.csv as pc
+
+        table = pc.read_csv(path)
+        table = table.rename_columns(["type" if c == "event_type" else c for c in table.column_names])
+        query = stock_queries()[name]
+    else:
+        query, types, limit = synthetic()[name]
+        n = min(events, limit) if limit else events
+        rng = np.random.default_rng(7)
+        codes = rng.integers(0, len(types), n).astype(np.int8)
+        table = pa.table({"type": pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(types))})
+    q = ceql.compile(query)
+    best, matches = float("inf"), 0
+    for _ in range(3):
+        t0 = time.perf_counter()
+        result = q.run_arrow(table)
+        best = min(best, time.perf_counter() - t0)
+        matches = result.num_rows
+        del result
+    return {
+        "workload": name,
+        "events": table.num_rows,
+        "seconds": round(best, 4),
+        "events_per_s": round(table.num_rows / best),
+        "matches": matches,
+        "peak_rss_mib": round(peak_rss_mib(), 1),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--events", type=int, default=1_000_000, help="events per synthetic workload")
+    parser.add_argument("--only", nargs="*", help="workload names (default: all)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(run_one(args.child, args.events)), flush=True)
+        return
+    names = list(synthetic()) + list(stock_queries())
+    if args.only:
+        names = [n for n in names if n in args.only]
+    for name in names:
+        subprocess.run([sys.executable, __file__, "--child", name, "--events", str(args.events)], check=True)
+
+
+if __name__ == "__main__":
+    main()
