@@ -115,6 +115,8 @@ def make_state_fn(
         pending = ipc_to_table(pending_b)
         if parts:
             incoming = pa.concat_tables(parts)
+            if incoming.column(TIME).null_count:
+                raise ValueError(f"ceql.spark: {incoming.column(TIME).null_count} events have a null time field: every event needs a time")
             t_us = pc.divide(incoming.column(TIME), 1000)
             is_late = pc.less_equal(t_us, w_us)
             late_rows = incoming.filter(is_late)
