@@ -1,7 +1,9 @@
 //! `ceql._ceql.NativeQuery`: a compiled query.
 
 use crate::errors::{compile_error, guarded};
+use ceql_engine::analyze::WindowPlan;
 use ceql_engine::{CompileOptions, CompiledQuery};
+use ceql_syntax::ast::ConsumePolicy;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::Arc;
@@ -45,7 +47,25 @@ impl NativeQuery {
         d.set_item("predicates", q.preds.iter().map(Vec::len).sum::<usize>())?;
         d.set_item("attributes", q.attributes.clone())?;
         d.set_item("strategy", q.plan.strategy.keyword())?;
-        d.set_item("window", format!("{:?}", q.plan.window))?;
+        let (kind, n, attr) = match &q.plan.window {
+            WindowPlan::Unbounded => ("unbounded", 0, None),
+            WindowPlan::Events(n) => ("events", *n, None),
+            WindowPlan::Duration(ns) => ("duration", *ns, None),
+            WindowPlan::Attribute { n, attr } => ("attribute", *n, Some(attr.clone())),
+        };
+        d.set_item("window", kind)?;
+        d.set_item("window_n", n)?;
+        d.set_item("window_attr", attr)?;
+        d.set_item("partition_by", q.plan.partition_by.clone())?;
+        d.set_item(
+            "consume",
+            match q.plan.consume {
+                ConsumePolicy::None => "NONE",
+                ConsumePolicy::Any => "ANY",
+                ConsumePolicy::Partition => "PARTITION",
+            },
+        )?;
+        d.set_item("limit", q.plan.limit)?;
         d.set_item("time_based", q.plan.window.is_time_based())?;
         d.set_item("partitioned", q.is_partitioned())?;
         d.set_item("event_types", q.plan.schema.type_names())?;
