@@ -1,0 +1,114 @@
+"""Minimal reproductions of the engine bugs found by the differential tests
+(tests/test_differential*.py), each asserting the spec-correct answer (the oracle's, checked by
+``test_expectations_are_the_oracles``). They are ``xfail(strict=True)`` until the engine is
+fixed: when a fix lands, the test XPASSes, fails the suite, and the marker (and the matching
+entry of ``gen.KNOWN_BUGS``) must be removed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import ceql
+import gen
+from conftest import as_triples, check_against
+from oracle import evaluate
+
+E = lambda types: [{"type": t} for t in types]  # noqa: E731
+
+CASES = {
+    # §3.3: `S>T` is "as T, restricted to stream(u_k) = S"; open mode without FROM, the stream of
+    # an input dict is its "stream" key (oracle note 9). The engine ignores the qualifier.
+    "qualified_atom_other_stream": dict(
+        query="SELECT * WHERE S>A", schema=None,
+        events=[{"type": "A", "stream": "T"}, {"type": "A", "stream": "S"}],
+        expected=[(1, 1, (1,))]),
+    "qualified_filter_other_stream": dict(
+        query="SELECT * WHERE A FILTER S>A[v > 1]", schema=None,
+        events=[{"type": "A", "stream": "T", "v": 0}, {"type": "A", "stream": "S", "v": 0}],
+        expected=[(0, 0, (0,))]),
+    "qualified_select_other_stream": dict(
+        query="SELECT S>A WHERE A", schema=None,
+        events=[{"type": "A", "stream": "T"}, {"type": "A", "stream": "S"}],
+        expected=[(0, 0, ()), (1, 1, (1,))]),
+    # §3.4: IN RANGE with a NULL operand is UNKNOWN, NOT UNKNOWN = UNKNOWN, a filter needs TRUE.
+    "not_in_range_null_upper_bound": dict(
+        query="SELECT * WHERE A FILTER A[NOT v IN RANGE(0, t)]", schema=None,
+        events=[{"type": "A", "v": -1}],  # t absent: NULL
+        expected=[]),
+    "not_in_range_null_lower_bound": dict(
+        query="SELECT * WHERE A FILTER A[NOT v IN RANGE(t, 0)]", schema=None,
+        events=[{"type": "A", "v": 1, "t": None}],
+        expected=[]),
+    # debug assertion in runtime/step.rs (union-list invariant) on formulas with NOT
+    "ulist_invariant_not_plus": dict(
+        query="SELECT * WHERE NOT(A):+ ; NOT(B)", schema=None,
+        events=E("XAXXBAX"),
+        expected=[(0, 1, ()), (0, 2, ()), (0, 3, ()), (2, 3, ()), (0, 5, ()), (2, 5, ()), (3, 5, ()),
+                  (4, 5, ()), (0, 6, ()), (2, 6, ()), (3, 6, ()), (4, 6, ())]),
+    "ulist_invariant_not_or": dict(
+        query="SELECT * WHERE (NOT(B) OR A) ; NOT(A)", schema=None,
+        events=E("XXAX"),
+        expected=[(0, 1, ()), (0, 3, ()), (1, 3, ()), (2, 3, ()), (2, 3, (2,))]),
+    # §1.2 "Supplied attributes that are not declared are ignored"; §3.7 an event whose [a]
+    # coordinate is NULL is dropped. Y is not declared by the schema, so its t is NULL.
+    "undeclared_type_window_attr_not": dict(
+        query="SELECT * WHERE NOT(A) WITHIN 2 [t]", schema=gen.SCHEMA,
+        events=[{"type": "Y", "t": 0}],
+        expected=[]),
+    "undeclared_type_window_attr_late": dict(
+        query="SELECT * WHERE A WITHIN 2 [t]", schema=gen.SCHEMA,
+        events=[{"type": "Y", "t": 3}, {"type": "A", "t": 1}],
+        expected=[(1, 1, (1,))]),
+}
+
+
+def _engine(name):
+    c = CASES[name]
+    q = ceql.compile(c["query"], c["schema"])
+    return as_triples(q.run(c["events"]))
+
+
+def _check(name):
+    check_against(_engine(name), CASES[name]["expected"])
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_expectations_are_the_oracles(name):
+    c = CASES[name]
+    assert evaluate(c["query"], c["events"], schema=c["schema"]).matches() == sorted(
+        c["expected"], key=lambda m: (m[1], m[0], m[2]))
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason="engine bug: open mode without FROM, S>T ignores the event's "
+                                       "'stream' key (an event of stream T matches S>A)")
+@pytest.mark.parametrize("name", ["qualified_atom_other_stream", "qualified_filter_other_stream",
+                                  "qualified_select_other_stream"])
+def test_qualified_type_respects_stream_without_from(name):
+    _check(name)
+
+
+@pytest.mark.xfail(strict=True, reason="engine bug: NOT e IN RANGE(lo, hi) with a NULL bound is TRUE "
+                                       "instead of UNKNOWN (§3.4)")
+@pytest.mark.parametrize("name", ["not_in_range_null_upper_bound", "not_in_range_null_lower_bound"])
+def test_not_in_range_with_null_bound_is_unknown(name):
+    _check(name)
+
+
+@pytest.mark.xfail(strict=True, raises=(ceql.CeqlInternalError, AssertionError),
+                   reason="engine bug: debug assertion `check_invariants(&e.ul) && e.ul.len() <= "
+                          "prev_len + 2` (runtime/step.rs) fails on formulas with NOT")
+@pytest.mark.parametrize("name", ["ulist_invariant_not_plus", "ulist_invariant_not_or"])
+def test_union_list_invariant_with_not(name):
+    _check(name)
+
+
+@pytest.mark.xfail(strict=True, reason="engine bug: with a schema, WITHIN n [t] reads t from an event "
+                                       "of an undeclared type (undeclared attributes must be ignored, "
+                                       "§1.2, so the event has no coordinate and is dropped, §3.7)")
+@pytest.mark.parametrize("name", ["undeclared_type_window_attr_not", "undeclared_type_window_attr_late"])
+def test_window_attribute_of_undeclared_type_is_null(name):
+    _check(name)
