@@ -63,9 +63,18 @@ impl Runtime {
     }
 
     /// The window coordinate `w(j)` of an event (§3.7, §6.1), or whether it is late.
+    #[inline]
     pub(super) fn coordinate<R: Row + ?Sized>(&mut self, ty: TypeId, row: &R, position: u64) -> Result<Outcome, (String, String)> {
+        if !self.facts.time_based {
+            return Ok(Outcome::Accept(position as i64));
+        }
+        self.time_coordinate_of(ty, row)
+    }
+
+    #[cold]
+    fn time_coordinate_of<R: Row + ?Sized>(&mut self, ty: TypeId, row: &R) -> Result<Outcome, (String, String)> {
         match &self.query.plan.window {
-            WindowPlan::Unbounded | WindowPlan::Events(_) => Ok(Outcome::Accept(position as i64)),
+            WindowPlan::Unbounded | WindowPlan::Events(_) => unreachable!("checked by coordinate()"),
             WindowPlan::Attribute { attr, .. } => {
                 let slot = self.query.window_slot.expect("attribute windows have a slot");
                 let w = match row.get(slot) {
@@ -124,8 +133,12 @@ impl Runtime {
 
     /// Encodes the partition key of an event into `self.key_buf`; false when the
     /// event has no key (§3.8).
+    #[inline]
     pub(super) fn encode_key<R: Row + ?Sized>(&mut self, ty: TypeId, row: &R) -> bool {
         self.key_buf.clear();
+        if !self.facts.partitioned {
+            return true;
+        }
         for source in self.query.key_sources(ty) {
             let (value, declared) = match source {
                 KeySource::Missing => return false,
@@ -146,6 +159,26 @@ impl Runtime {
 
     /// Evaluates the predicates of type `ty` into `self.bits`, after checking the
     /// declared types of the attributes read. Errors are (attribute, message).
+    /// The class of an event of type `ty` when it does not depend on the event
+    /// (no predicates, nothing to validate); cached until the next cache clear.
+    #[inline]
+    pub(super) fn fixed_class(&mut self, ty: TypeId) -> Option<crate::det::ClassId> {
+        let i = if ty == OTHER_TYPE { self.fixed_classes.len() - 1 } else { ty as usize };
+        let (epoch, class) = self.fixed_classes[i];
+        if epoch == u64::MAX {
+            return None; // the type has predicates
+        }
+        if epoch == self.cache.stats().clears + 1 {
+            return Some(class);
+        }
+        let words = self.cache.classes.words_of(ty);
+        let zero = [0u64; 1];
+        debug_assert_eq!(words, 1);
+        let class = self.cache.class_of(ty, &zero[..words]);
+        self.fixed_classes[i] = (self.cache.stats().clears + 1, class);
+        Some(class)
+    }
+
     pub(super) fn predicate_bits<R: Row + ?Sized>(
         &mut self,
         ty: TypeId,
@@ -153,8 +186,12 @@ impl Runtime {
         pre: Option<&Precomputed<'_>>,
     ) -> Result<usize, (String, String)> {
         let words = self.cache.classes.words_of(ty);
-        self.bits.clear();
-        self.bits.resize(words, 0);
+        if self.bits.len() < words {
+            self.bits.resize(words, 0);
+        }
+        for w in &mut self.bits[..words] {
+            *w = 0;
+        }
         if ty == OTHER_TYPE {
             return Ok(words);
         }

@@ -141,6 +141,29 @@ pub struct Runtime {
     /// Time-based windows: the first position of each distinct coordinate still
     /// inside the window (for [`Runtime::horizon`]).
     pub(crate) coordinate_marks: std::collections::VecDeque<(i64, u64)>,
+    /// Facts of the query read on every event, copied out of the plan.
+    pub(crate) facts: Facts,
+    /// Per type (last: unknown types): (cache clears + 1 when cached, class) for
+    /// types whose class does not depend on the event; `u64::MAX` otherwise.
+    pub(crate) fixed_classes: Vec<(u64, crate::det::ClassId)>,
+}
+
+/// Per-event facts of the query, copied out of the plan so that the hot path does
+/// not go through the shared query.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Facts {
+    /// Window bound `ε` (`None`: unbounded).
+    pub epsilon: Option<i64>,
+    /// Windows on time stamps or attribute values.
+    pub time_based: bool,
+    /// `CONSUME BY` policy.
+    pub consume: ceql_syntax::ast::ConsumePolicy,
+    /// `LIMIT n`, or `u64::MAX`.
+    pub limit: u64,
+    /// Remove repeated complex events at each position.
+    pub dedupe: bool,
+    /// `PARTITION BY` present.
+    pub partitioned: bool,
 }
 
 impl Runtime {
@@ -178,6 +201,20 @@ impl Runtime {
             reset_epoch: 0,
             stats: RuntimeStats::default(),
             coordinate_marks: std::collections::VecDeque::new(),
+            facts: Facts {
+                epsilon: query.plan.window.epsilon(),
+                time_based: query.plan.window.is_time_based(),
+                consume: query.plan.consume,
+                limit: query.plan.limit.unwrap_or(u64::MAX),
+                dedupe: query.dedupe_output,
+                partitioned: query.is_partitioned(),
+            },
+            fixed_classes: (0..=query.preds.len())
+                .map(|t| {
+                    let plain = t == query.preds.len() || (query.preds[t].is_empty() && query.declared_reads[t].is_empty());
+                    (if plain { 0 } else { u64::MAX }, 0)
+                })
+                .collect(),
             options,
             query,
         }
@@ -275,16 +312,21 @@ impl Runtime {
         if self.cache.over_budget() {
             self.clear_cache();
         }
-        let words = self
-            .predicate_bits(ty, row, pre)
-            .map_err(|(field, msg)| EventError::new(position, field, type_name(self).as_deref(), msg))?;
-        let class = self.cache.class_of(ty, &self.bits[..words]);
+        let class = match self.fixed_class(ty) {
+            Some(c) => c,
+            None => {
+                let words = self
+                    .predicate_bits(ty, row, pre)
+                    .map_err(|(field, msg)| EventError::new(position, field, type_name(self).as_deref(), msg))?;
+                self.cache.class_of(ty, &self.bits[..words])
+            }
+        };
         // Committed: the event is accepted.
         self.position += 1;
         self.stats.events += 1;
         self.stats.accepted += 1;
         self.max_w = self.max_w.max(w);
-        if self.query.plan.window.is_time_based() && self.coordinate_marks.back().is_none_or(|&(last, _)| last < w) {
+        if self.facts.time_based && self.coordinate_marks.back().is_none_or(|&(last, _)| last < w) {
             self.coordinate_marks.push_back((w, position));
         }
         let start = out.len();
@@ -298,25 +340,29 @@ impl Runtime {
     /// the window from now on.
     #[inline]
     pub(crate) fn threshold(&self, w: i64) -> i64 {
-        match self.query.plan.window.epsilon() {
+        match self.facts.epsilon {
             None => i64::MIN,
             Some(eps) => w.saturating_sub(eps),
         }
     }
 
     /// Frees tECS chunks and partitions that can no longer contribute (§6.7).
+    #[inline]
     fn reclaim(&mut self) {
-        if self.max_w == i64::MIN {
+        if self.facts.epsilon.is_none() || self.max_w == i64::MIN {
             return;
         }
         let tau = self.threshold(self.max_w);
-        if tau == i64::MIN {
-            return;
+        if self.arena.oldest_full_coordinate() < tau {
+            self.arena.expire(tau);
         }
-        self.arena.expire(tau);
-        self.partitions.evict_idle(tau, &mut self.pool);
-        while self.coordinate_marks.front().is_some_and(|&(w, _)| w < tau) {
-            self.coordinate_marks.pop_front();
+        if self.facts.partitioned {
+            self.partitions.evict_idle(tau, &mut self.pool);
+        }
+        if self.facts.time_based {
+            while self.coordinate_marks.front().is_some_and(|&(w, _)| w < tau) {
+                self.coordinate_marks.pop_front();
+            }
         }
     }
 

@@ -115,6 +115,7 @@ impl Partitions {
     }
 
     /// Records an event of `id` at coordinate `w` (moves it to the front).
+    #[inline]
     pub fn touch(&mut self, id: PartitionId, w: i64) {
         self.slots[id as usize].last_w = w;
         if !self.keyed || self.head == id {
@@ -171,6 +172,7 @@ impl Partitions {
     /// strategy state (NEXT/LAST/MAX) keeps that state, which later matches are
     /// compared with (strategy before window, §3.6): its table is released and it
     /// leaves the idle list until its key is seen again.
+    #[inline]
     pub fn evict_idle(&mut self, tau: i64, pool: &mut Vec<UnionList>) {
         while self.keyed && self.tail != NIL && self.slots[self.tail as usize].last_w < tau {
             let id = self.tail;

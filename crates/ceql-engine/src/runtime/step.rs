@@ -26,40 +26,66 @@ impl Runtime {
         let virtual_det = part.virtual_det;
         let tau = self.threshold(w);
         self.arena.set_coordinate(w);
-        self.begin_table();
-        let mut next = std::mem::take(&mut self.next_table);
-        let prev_len = table.len();
-
-        // The runs that start at this event are executed first: their max, w(j),
-        // is the largest, which keeps the heads of T' in non-increasing order.
         let start = self.cache.step(virtual_det, class);
         let next_virtual = start[3];
-        if start[..3].iter().any(|&d| d != DEAD) {
-            let bottom = Item { node: self.arena.bottom(position, w), max: w };
-            let ul = new_ulist(bottom, &mut self.pool);
-            self.exec_trans(&mut next, start, ul, position);
-        }
-        for Entry { det, mut ul } in table.drain(..) {
-            if !prune(&mut ul, tau) {
-                self.pool.push(ul);
-                continue;
+
+        // Fast path: the event starts no run and leaves every active det-state in
+        // place without marking it (noise crossing skip loops, the common case), so
+        // T' = T: prune in place instead of rebuilding the table.
+        let unchanged = start[..3] == [DEAD; 3]
+            && next_virtual == virtual_det
+            && table.iter().all(|e| self.cache.step(e.det, class)[..3] == [DEAD, e.det, DEAD]);
+        let mut next = if unchanged {
+            let mut expired = false;
+            for e in table.iter_mut() {
+                expired |= !prune(&mut e.ul, tau);
             }
-            let succ = self.cache.step(det, class);
-            self.exec_trans(&mut next, succ, ul, position);
-        }
+            if expired {
+                let pool = &mut self.pool;
+                table.retain_mut(|e| {
+                    let keep = e.ul[0].max >= tau;
+                    if !keep {
+                        pool.push(std::mem::take(&mut e.ul));
+                    }
+                    keep
+                });
+            }
+            table
+        } else {
+            self.begin_table();
+            let mut next = std::mem::take(&mut self.next_table);
+            let prev_len = table.len();
+            // The runs that start at this event are executed first: their max,
+            // w(j), is the largest, which keeps the heads of T' in non-increasing order.
+            if start[..3].iter().any(|&d| d != DEAD) {
+                let bottom = Item { node: self.arena.bottom(position, w), max: w };
+                let ul = new_ulist(bottom, &mut self.pool);
+                self.exec_trans(&mut next, start, ul, position);
+            }
+            for Entry { det, mut ul } in table.drain(..) {
+                if !prune(&mut ul, tau) {
+                    self.pool.push(ul);
+                    continue;
+                }
+                let succ = self.cache.step(det, class);
+                self.exec_trans(&mut next, succ, ul, position);
+            }
+            debug_assert!(next.iter().all(|e| check_invariants(&e.ul) && e.ul.len() <= prev_len + 2));
+            self.next_table = table;
+            next
+        };
         debug_assert!(
             next.windows(2).all(|p| p[0].ul[0].max >= p[1].ul[0].max),
             "processing order: heads of T are non-increasing"
         );
-        debug_assert!(next.iter().all(|e| check_invariants(&e.ul) && e.ul.len() <= prev_len + 2));
 
         // OUTPUT: complex events of final det-states whose start is in the window.
         let mut any = false;
-        let limit = self.query.plan.limit.unwrap_or(u64::MAX);
+        let limit = self.facts.limit;
         // MAX under a partial projection: incomparable maximal runs (different
         // det-states) can project to the same complex event; the output is a set,
         // so enumerate everything, remove duplicates, then apply LIMIT.
-        let dedupe = self.query.dedupe_output;
+        let dedupe = self.facts.dedupe;
         let first = out.len();
         let mut budget = if dedupe { u64::MAX } else { limit };
         for e in &next {
@@ -83,12 +109,12 @@ impl Runtime {
         }
 
         // CONSUME BY (§3.10): tested on O_j before LIMIT.
-        let reset = any && self.query.consume() != ConsumePolicy::None;
+        let reset = any && self.facts.consume != ConsumePolicy::None;
         let mut next_virtual = next_virtual;
         if reset {
             self.pool.extend(next.drain(..).map(|e| e.ul));
             next_virtual = INITIAL;
-            if self.query.consume() == ConsumePolicy::Any || !self.partitions.keyed() {
+            if self.facts.consume == ConsumePolicy::Any || !self.partitions.keyed() {
                 self.reset_epoch += 1;
             }
         }
@@ -96,7 +122,6 @@ impl Runtime {
         part.table = next;
         part.epoch = self.reset_epoch;
         part.virtual_det = next_virtual;
-        self.next_table = table;
         self.partitions.touch(pid, w);
         let part = self.partitions.get_mut(pid);
         if part.table.is_empty() && part.virtual_det == INITIAL {
@@ -108,7 +133,7 @@ impl Runtime {
     /// slot 0 by output-marking transitions (a new output node), slots 1 and 2 by
     /// non-marking ones (the list itself, or its merge when the target is already
     /// in `T'`).
-    #[inline]
+    #[inline(always)]
     fn exec_trans(&mut self, next: &mut Vec<Entry>, succ: Succ, ul: UnionList, position: u64) {
         let [m, u1, u2, _] = succ;
         let i1 = if u1 != DEAD { self.index_of(u1) } else { None };

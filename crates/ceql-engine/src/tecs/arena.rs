@@ -12,15 +12,18 @@ pub const CHUNK_NODES: usize = 4096;
 const CHUNK_SHIFT: u32 = 12;
 const SPARE_CHUNKS: usize = 4;
 
-/// Chunked node storage addressed by integer ids.
+/// Chunked node storage addressed by integer ids. The chunk being filled is kept
+/// apart from the full ones, so that allocating is a store into a slice.
 pub struct Arena {
-    chunks: VecDeque<Box<[Node]>>,
-    /// Largest creation coordinate of the nodes of each chunk.
-    chunk_coord: VecDeque<i64>,
-    /// Id of the first node of `chunks[0]`.
+    /// Full chunks, oldest first.
+    full: VecDeque<Box<[Node]>>,
+    /// Largest creation coordinate of the nodes of each full chunk.
+    full_coord: VecDeque<i64>,
+    /// Id of the first node of `full[0]` (or of `current` when there is no full chunk).
     base: u64,
-    /// Id of the next node.
-    next: u64,
+    /// The chunk being filled and the number of nodes in it.
+    current: Box<[Node]>,
+    current_len: usize,
     spare: Vec<Box<[Node]>>,
     /// Creation coordinate of the nodes being allocated (the current event's `w(j)`).
     coord: i64,
@@ -32,10 +35,22 @@ impl Default for Arena {
     }
 }
 
+fn chunk() -> Box<[Node]> {
+    vec![Node::default(); CHUNK_NODES].into_boxed_slice()
+}
+
 impl Arena {
     /// An empty arena.
     pub fn new() -> Self {
-        Arena { chunks: VecDeque::new(), chunk_coord: VecDeque::new(), base: 0, next: 0, spare: Vec::new(), coord: i64::MIN }
+        Arena {
+            full: VecDeque::new(),
+            full_coord: VecDeque::new(),
+            base: 0,
+            current: chunk(),
+            current_len: 0,
+            spare: Vec::new(),
+            coord: i64::MIN,
+        }
     }
 
     /// Sets the creation coordinate of the nodes allocated next (non-decreasing).
@@ -45,20 +60,36 @@ impl Arena {
         self.coord = w;
     }
 
+    /// Id of the first node of the current chunk.
+    #[inline]
+    fn current_base(&self) -> u64 {
+        self.base + (self.full.len() * CHUNK_NODES) as u64
+    }
+
+    /// Id of the next node.
+    #[inline]
+    fn next_id(&self) -> u64 {
+        self.current_base() + self.current_len as u64
+    }
+
     #[inline]
     fn alloc(&mut self, node: Node) -> u64 {
-        let id = self.next;
-        let offset = (id - self.base) as usize;
-        if offset == self.chunks.len() * CHUNK_NODES {
-            let chunk = self.spare.pop().unwrap_or_else(|| vec![Node::default(); CHUNK_NODES].into_boxed_slice());
-            self.chunks.push_back(chunk);
-            self.chunk_coord.push_back(self.coord);
+        if self.current_len == CHUNK_NODES {
+            self.seal_current();
         }
-        let last = self.chunks.len() - 1;
-        self.chunks[last][offset & (CHUNK_NODES - 1)] = node;
-        self.chunk_coord[last] = self.coord;
-        self.next += 1;
+        let id = self.next_id();
+        self.current[self.current_len] = node;
+        self.current_len += 1;
         id
+    }
+
+    #[cold]
+    fn seal_current(&mut self) {
+        let fresh = self.spare.pop().unwrap_or_else(chunk);
+        let full = std::mem::replace(&mut self.current, fresh);
+        self.full.push_back(full);
+        self.full_coord.push_back(self.coord);
+        self.current_len = 0;
     }
 
     /// The node behind `r`. Debug builds check that it was not reclaimed.
@@ -66,9 +97,14 @@ impl Arena {
     pub fn get(&self, r: NodeRef) -> &Node {
         let id = r.id();
         debug_assert!(id >= self.base, "node {id} was reclaimed (base {})", self.base);
-        debug_assert!(id < self.next, "node {id} does not exist yet");
+        debug_assert!(id < self.next_id(), "node {id} does not exist yet");
         let offset = (id - self.base) as usize;
-        &self.chunks[offset >> CHUNK_SHIFT][offset & (CHUNK_NODES - 1)]
+        let (c, i) = (offset >> CHUNK_SHIFT, offset & (CHUNK_NODES - 1));
+        if c < self.full.len() {
+            &self.full[c][i]
+        } else {
+            &self.current[i]
+        }
     }
 
     /// `new-bottom(i)` with `max = w(i)`.
@@ -95,12 +131,13 @@ impl Arena {
         NodeRef::new(id, NodeKind::Union, odepth, right.odepth())
     }
 
-    /// Frees the leading chunks whose nodes were all created below `tau`. The chunk
-    /// being filled is never freed.
+    /// Frees the leading full chunks whose nodes were all created below `tau`. The
+    /// chunk being filled is never freed.
+    #[inline]
     pub fn expire(&mut self, tau: i64) {
-        while self.chunks.len() > 1 && self.chunk_coord[0] < tau {
-            let chunk = self.chunks.pop_front().expect("checked non-empty");
-            self.chunk_coord.pop_front();
+        while self.full_coord.front().is_some_and(|&c| c < tau) {
+            let chunk = self.full.pop_front().expect("one coordinate per full chunk");
+            self.full_coord.pop_front();
             self.base += CHUNK_NODES as u64;
             if self.spare.len() < SPARE_CHUNKS {
                 self.spare.push(chunk);
@@ -108,29 +145,35 @@ impl Arena {
         }
     }
 
+    /// Creation coordinate of the oldest full chunk (`i64::MAX` when there is none):
+    /// nothing expires while `τ` is not above it.
+    #[inline]
+    pub fn oldest_full_coordinate(&self) -> i64 {
+        self.full_coord.front().copied().unwrap_or(i64::MAX)
+    }
+
     /// Nodes currently stored (live chunks).
     pub fn live_nodes(&self) -> u64 {
-        self.next - self.base
+        self.next_id() - self.base
     }
 
     /// Nodes ever allocated.
     pub fn allocated(&self) -> u64 {
-        self.next
+        self.next_id()
     }
 
     /// Heap bytes held by chunks (live and spare).
     pub fn memory_bytes(&self) -> usize {
-        (self.chunks.len() + self.spare.len()) * CHUNK_NODES * std::mem::size_of::<Node>()
+        (self.full.len() + 1 + self.spare.len()) * CHUNK_NODES * std::mem::size_of::<Node>()
     }
 
     /// The live nodes, for snapshots: (first id, nodes in id order).
     pub fn export(&self) -> (u64, Vec<Node>) {
-        let mut nodes = Vec::with_capacity((self.next - self.base) as usize);
-        for (i, c) in self.chunks.iter().enumerate() {
-            let start = self.base + (i * CHUNK_NODES) as u64;
-            let n = ((self.next - start) as usize).min(CHUNK_NODES);
-            nodes.extend_from_slice(&c[..n]);
+        let mut nodes = Vec::with_capacity(self.live_nodes() as usize);
+        for c in &self.full {
+            nodes.extend_from_slice(c);
         }
+        nodes.extend_from_slice(&self.current[..self.current_len]);
         (self.base, nodes)
     }
 
@@ -140,7 +183,6 @@ impl Arena {
         let mut a = Arena::new();
         debug_assert_eq!(base % CHUNK_NODES as u64, 0);
         a.base = base;
-        a.next = base;
         a.coord = coord;
         for n in nodes {
             a.alloc(*n);
