@@ -77,6 +77,9 @@ pub(crate) fn eval_batch(p: &PredIr, columns: &[Column<'_>], rows: usize) -> Opt
             leaf(&columns[*s as usize], rows, &|v| in_set_leaf(v, set).map(|r| r.map(|b| b != neg)))?
         }
         PredIr::InRange(ExprIr::Attr(s), ExprIr::Const(lo), ExprIr::Const(hi)) => leaf(&columns[*s as usize], rows, &|v| {
+            if matches!(v, Leaf::Null) || matches!(lo, Value::Null) || matches!(hi, Value::Null) {
+                return Some(None);
+            }
             let ge = cmp_leaf(CmpOp::Ge, v, lo)?;
             let le = cmp_leaf(CmpOp::Le, v, hi)?;
             Some(match (ge, le) {

@@ -102,6 +102,10 @@ pub fn eval_pred<R: Row + ?Sized>(p: &PredIr, row: &R) -> Result<Option<bool>, M
         }
         PredIr::InRange(e, lo, hi) => {
             let (v, a, b) = (eval_expr(e, row)?, eval_expr(lo, row)?, eval_expr(hi, row)?);
+            // A NULL operand (value or bound) makes IN RANGE UNKNOWN (§3.4).
+            if matches!(v, V::Null) || matches!(a, V::Null) || matches!(b, V::Null) {
+                return Ok(None);
+            }
             let ge = compare(CmpOp::Ge, v, a).map_err(|m| blame(m, e, lo))?;
             let le = compare(CmpOp::Le, v, b).map_err(|m| blame(m, e, hi))?;
             match (ge, le) {

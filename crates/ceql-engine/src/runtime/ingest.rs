@@ -77,7 +77,9 @@ impl Runtime {
             WindowPlan::Unbounded | WindowPlan::Events(_) => unreachable!("checked by coordinate()"),
             WindowPlan::Attribute { attr, .. } => {
                 let slot = self.query.window_slot.expect("attribute windows have a slot");
-                let w = match row.get(slot) {
+                // With declarations, a type the stream does not declare has no attributes.
+                let value = if ty == OTHER_TYPE && self.query.plan.schema.declared { ValueRef::Null } else { row.get(slot) };
+                let w = match value {
                     ValueRef::Absent | ValueRef::Null => return Ok(Outcome::Late),
                     ValueRef::Int(v) | ValueRef::Timestamp(v) => v,
                     other => {

@@ -54,7 +54,6 @@ impl Runtime {
         } else {
             self.begin_table();
             let mut next = std::mem::take(&mut self.next_table);
-            let prev_len = table.len();
             // The runs that start at this event are executed first: their max,
             // w(j), is the largest, which keeps the heads of T' in non-increasing order.
             if start[..3].iter().any(|&d| d != DEAD) {
@@ -70,7 +69,8 @@ impl Runtime {
                 let succ = self.cache.step(det, class);
                 self.exec_trans(&mut next, succ, ul, position);
             }
-            debug_assert!(next.iter().all(|e| check_invariants(&e.ul) && e.ul.len() <= prev_len + 2));
+            // Union-list length ≤ number of det-states (+1: the head may repeat a max).
+            debug_assert!(next.iter().all(|e| check_invariants(&e.ul) && e.ul.len() <= self.cache.num_states() + 1));
             self.next_table = table;
             next
         };
