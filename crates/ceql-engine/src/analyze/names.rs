@@ -43,11 +43,20 @@ pub(super) fn resolve(query: &ast::Query, decls: &[ast::StreamDecl]) -> Result<R
 
 /// Without declarations (§1.1a): every `FROM` stream accepts every event type named
 /// by an atom of the query; attribute types are only known at run time.
+///
+/// Without `FROM`, the query reads every event: one implicit stream (named ``""``)
+/// plus one stream per qualifier `S>T` the query uses, so that `S>T` only matches
+/// events whose `stream` is `S` (§3.3) while `T` matches events of any stream.
 fn open_schema(query: &ast::Query) -> Schema {
     let mut type_names = BTreeSet::new();
     collect_atom_names(&query.pattern, &mut type_names);
-    let stream_names: Vec<String> =
-        if query.from.is_empty() { vec![String::new()] } else { unique(query.from.iter().map(|i| i.name.clone())) };
+    let stream_names: Vec<String> = if query.from.is_empty() {
+        let mut qualifiers = BTreeSet::new();
+        collect_qualifiers(query, &mut qualifiers);
+        std::iter::once(String::new()).chain(qualifiers).collect()
+    } else {
+        unique(query.from.iter().map(|i| i.name.clone()))
+    };
     let mut streams = Vec::new();
     let mut types = Vec::new();
     for (si, sname) in stream_names.into_iter().enumerate() {
@@ -59,6 +68,46 @@ fn open_schema(query: &ast::Query) -> Schema {
         streams.push(StreamDef { name: sname, types: ids });
     }
     Schema::new(false, streams, types)
+}
+
+/// Stream names used as qualifiers `S>T` anywhere in the query.
+fn collect_qualifiers(query: &ast::Query, out: &mut BTreeSet<String>) {
+    fn qname(q: &QName, out: &mut BTreeSet<String>) {
+        if let Some(s) = &q.stream {
+            out.insert(s.name.clone());
+        }
+    }
+    fn filter(f: &Filter, out: &mut BTreeSet<String>) {
+        match f {
+            Filter::Var { var, .. } => qname(var, out),
+            Filter::And(a, b) | Filter::Or(a, b) => {
+                filter(a, out);
+                filter(b, out);
+            }
+        }
+    }
+    fn cel(c: &Cel, out: &mut BTreeSet<String>) {
+        match &c.kind {
+            CelKind::Atom(q) => qname(q, out),
+            CelKind::Not(a) => {
+                qname(&a.name, out);
+                a.filters.iter().for_each(|f| filter(f, out));
+            }
+            CelKind::Filter(x, f) => {
+                cel(x, out);
+                filter(f, out);
+            }
+            CelKind::As(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => cel(x, out),
+            CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) => {
+                cel(a, out);
+                cel(b, out);
+            }
+        }
+    }
+    cel(&query.pattern, out);
+    if let SelectList::Items(items) = &query.select {
+        items.iter().for_each(|i| qname(&i.var, out));
+    }
 }
 
 fn unique(names: impl Iterator<Item = String>) -> Vec<String> {
@@ -273,13 +322,7 @@ impl Resolver<'_> {
     }
 
     fn qualified(&self, stream: &ast::Ident, name: &str, span: Span) -> Result<TypeId, Diagnostic> {
-        let sid = self.schema.stream_id(&stream.name).or_else(|| {
-            // A query without FROM and without declarations reads one implicit
-            // stream; any qualifier names it.
-            (!self.schema.declared && self.schema.streams.len() == 1 && self.schema.streams[0].name.is_empty())
-                .then_some(0)
-        });
-        let Some(sid) = sid else {
+        let Some(sid) = self.schema.stream_id(&stream.name) else {
             return Err(Diagnostic::error("E0202", format!("`{}>{name}`: stream `{}` is not in FROM", stream.name, stream.name), span));
         };
         self.schema.type_id(sid, name).ok_or_else(|| {

@@ -36,9 +36,11 @@ impl Runtime {
     /// (field, message) pair; the caller adds the position.
     pub fn resolve_target(&self, stream: Option<&str>, event_type: &str) -> Result<Target, (&'static str, String)> {
         let schema = &self.query.plan.schema;
-        let implicit = !schema.declared && schema.streams.len() == 1 && schema.streams[0].name.is_empty();
+        // Without FROM (open schema): stream 0 is the implicit stream; the others
+        // are the qualifiers of the query.
+        let implicit = !schema.declared && schema.streams[0].name.is_empty();
         let sid = match stream {
-            _ if implicit => 0,
+            _ if implicit => stream.and_then(|s| schema.stream_id(s)).filter(|&id| id != 0).unwrap_or(0),
             Some(s) => match schema.stream_id(s) {
                 Some(id) => id,
                 None => return Ok(Target::Skip),
