@@ -48,3 +48,19 @@ def test_strategy_vector_with_schema(v):
 @pytest.mark.parametrize("v", LATER, ids=[v["id"] for v in LATER])
 def test_strategy_vector_without_schema(v):
     check_against(run_vector(v, schema=False), v["expected"], v.get("limit"))
+
+
+def _fig1(query_body, strategy):
+    v = vectors.BY_ID["V25"]
+    q = ceql.compile(f"SELECT {strategy} * FROM S WHERE {query_body}", v["schema"])
+    return {m.positions for m in q.run(v["events"])}
+
+
+def test_foundations_running_example_strategies():
+    """The worked examples of [FCEP] stated by the issue: NEXT(φ3) = {3,4,6,7};
+    LAST(φ1) = {5,8}; MAX(φ1) ⊇ {1,8}, {5,8}; STRICT(φ1) = {1,2}."""
+    for s in ("NEXT", "LAST", "MAX"):
+        assert _fig1(vectors.PHI3, s) == {(3, 4, 6, 7)}, s
+    assert (5, 8) in _fig1(vectors.PHI1, "LAST") and (1, 8) not in _fig1(vectors.PHI1, "LAST")
+    assert {(1, 8), (5, 8)} <= _fig1(vectors.PHI1, "MAX")
+    assert _fig1(vectors.PHI1, "STRICT") == {(1, 2)}
