@@ -189,3 +189,47 @@ def test_run_arrow_matches_run_and_join_events():
     assert q.run_arrow(pd.DataFrame(EVENTS)).num_rows == len(rows)
     assert q.run_arrow(EVENTS).num_rows == len(rows)
     assert q.run_arrow(pa.table({"type": pa.array([], pa.string())})).num_rows == 0
+
+
+class _CStreamOnly:
+    """Exposes only the Arrow PyCapsule stream interface (as polars and others do)."""
+
+    def __init__(self, table):
+        self._table = table
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self._table.__arrow_c_stream__(requested_schema)
+
+
+def test_any_arrow_c_stream_producer_is_accepted():
+    q = ceql.compile(SEQ)
+    table = pa.Table.from_pylist(EVENTS)
+    assert as_triples(q.run(_CStreamOnly(table))) == as_triples(q.run(EVENTS))
+    s = q.stream()
+    got = s.push_batch(_CStreamOnly(table))
+    assert as_triples(got) == as_triples(q.run(EVENTS))
+    assert [e["v"] for e in got[0].events] == list(got[0].positions)
+
+
+def test_polars_dataframe():
+    pl = pytest.importorskip("polars")
+    q = ceql.compile(SEQ)
+    frame = pl.DataFrame(EVENTS)
+    assert as_triples(q.run(frame)) == as_triples(q.run(EVENTS))
+    assert q.run_arrow(frame).num_rows == len(EXPECTED)
+
+
+def test_strategies_with_a_trailing_not():
+    """The final state is entered by a non-marking transition: NEXT/LAST select by
+    the first final state in preference order (reference §5.5, (C3)). Expected sets
+    come from the brute-force oracle."""
+    from oracle import evaluate
+
+    events = [{"type": t} for t in "AAXBXA"]
+    for strategy in ("ALL", "NEXT", "LAST", "MAX", "STRICT"):
+        text = f"SELECT {strategy} * FROM S WHERE A ; NOT(B) WITHIN 9 EVENTS"
+        want = sorted((st, e, p) for e, ces in evaluate(text, events).outputs.items() for st, p in ces)
+        got = as_triples(ceql.compile(text).run(events))
+        assert sorted(got) == want, strategy
+        if strategy in ("NEXT", "LAST"):
+            assert len({e for _, e, _ in got}) == len(got), "one complex event per end position"
