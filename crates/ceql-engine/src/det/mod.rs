@@ -165,7 +165,10 @@ impl DetCache {
     /// Whether det-state `d` accepts.
     #[inline]
     pub fn is_final(&self, d: DetId) -> bool {
-        self.finals[d as usize]
+        debug_assert!((d as usize) < self.finals.len());
+        // SAFETY: det ids handed out by this cache index `finals` (ids are only
+        // issued by `intern`, which pushes to `finals`; a clear remaps every id in use).
+        unsafe { *self.finals.get_unchecked(d as usize) }
     }
 
     fn key(&self, d: DetId) -> &[u64] {
@@ -201,7 +204,13 @@ impl DetCache {
     #[inline]
     pub fn step(&mut self, det: DetId, class: ClassId) -> Succ {
         if !self.stats.uncached {
-            let t = self.trans[det as usize * self.stride + class as usize];
+            let i = det as usize * self.stride + class as usize;
+            debug_assert!(i < self.trans.len());
+            // SAFETY: `det` < number of det-states (ids come from `intern`, which
+            // grows `trans` by one row of `stride` entries per det-state) and
+            // `class` < `stride` (`class_of` grows the stride before handing out a
+            // larger class id); the hot loop does not pay for the bounds check.
+            let t = unsafe { *self.trans.get_unchecked(i) };
             if t[0] != UNKNOWN {
                 self.stats.hits += 1;
                 return t;

@@ -31,15 +31,26 @@ impl Runtime {
 
         // Fast path: the event starts no run and leaves every active det-state in
         // place without marking it (noise crossing skip loops, the common case), so
-        // T' = T: prune in place instead of rebuilding the table.
-        let unchanged = start[..3] == [DEAD; 3]
-            && next_virtual == virtual_det
-            && table.iter().all(|e| self.cache.step(e.det, class)[..3] == [DEAD, e.det, DEAD]);
-        let mut next = if unchanged {
-            let mut expired = false;
+        // T' = T: prune in place instead of rebuilding the table. One pass prunes,
+        // checks that every entry stays, and notes whether any entry accepts.
+        let mut unchanged = start[0] == DEAD && start[1] == DEAD && start[2] == DEAD && next_virtual == virtual_det;
+        let mut expired = false;
+        let mut any_final = false;
+        if unchanged {
             for e in table.iter_mut() {
-                expired |= !prune(&mut e.ul, tau);
+                if !prune(&mut e.ul, tau) {
+                    expired = true;
+                    continue;
+                }
+                let s = self.cache.step(e.det, class);
+                if s[0] != DEAD || s[1] != e.det || s[2] != DEAD {
+                    unchanged = false;
+                    break;
+                }
+                any_final |= self.cache.is_final(e.det);
             }
+        }
+        let mut next = if unchanged {
             if expired {
                 let pool = &mut self.pool;
                 table.retain_mut(|e| {
@@ -72,6 +83,7 @@ impl Runtime {
             // Union-list length ≤ number of det-states (+1: the head may repeat a max).
             debug_assert!(next.iter().all(|e| check_invariants(&e.ul) && e.ul.len() <= self.cache.num_states() + 1));
             self.next_table = table;
+            any_final = true;
             next
         };
         debug_assert!(
@@ -88,7 +100,7 @@ impl Runtime {
         let dedupe = self.facts.dedupe;
         let first = out.len();
         let mut budget = if dedupe { u64::MAX } else { limit };
-        for e in &next {
+        for e in next.iter().filter(|_| any_final) {
             if !self.cache.is_final(e.det) || e.ul[0].max < tau {
                 continue;
             }

@@ -16,15 +16,15 @@ const SPARE_CHUNKS: usize = 4;
 /// apart from the full ones, so that allocating is a store into a slice.
 pub struct Arena {
     /// Full chunks, oldest first.
-    full: VecDeque<Box<[Node]>>,
+    full: VecDeque<Vec<Node>>,
     /// Largest creation coordinate of the nodes of each full chunk.
     full_coord: VecDeque<i64>,
     /// Id of the first node of `full[0]` (or of `current` when there is no full chunk).
     base: u64,
-    /// The chunk being filled and the number of nodes in it.
-    current: Box<[Node]>,
-    current_len: usize,
-    spare: Vec<Box<[Node]>>,
+    /// The chunk being filled (capacity `CHUNK_NODES`; nodes are pushed, so a
+    /// fresh chunk is never zeroed).
+    current: Vec<Node>,
+    spare: Vec<Vec<Node>>,
     /// Creation coordinate of the nodes being allocated (the current event's `w(j)`).
     coord: i64,
 }
@@ -35,8 +35,8 @@ impl Default for Arena {
     }
 }
 
-fn chunk() -> Box<[Node]> {
-    vec![Node::default(); CHUNK_NODES].into_boxed_slice()
+fn chunk() -> Vec<Node> {
+    Vec::with_capacity(CHUNK_NODES)
 }
 
 impl Arena {
@@ -47,7 +47,6 @@ impl Arena {
             full_coord: VecDeque::new(),
             base: 0,
             current: chunk(),
-            current_len: 0,
             spare: Vec::new(),
             coord: i64::MIN,
         }
@@ -69,17 +68,16 @@ impl Arena {
     /// Id of the next node.
     #[inline]
     fn next_id(&self) -> u64 {
-        self.current_base() + self.current_len as u64
+        self.current_base() + self.current.len() as u64
     }
 
     #[inline]
     fn alloc(&mut self, node: Node) -> u64 {
-        if self.current_len == CHUNK_NODES {
+        if self.current.len() == CHUNK_NODES {
             self.seal_current();
         }
         let id = self.next_id();
-        self.current[self.current_len] = node;
-        self.current_len += 1;
+        self.current.push(node);
         id
     }
 
@@ -89,7 +87,6 @@ impl Arena {
         let full = std::mem::replace(&mut self.current, fresh);
         self.full.push_back(full);
         self.full_coord.push_back(self.coord);
-        self.current_len = 0;
     }
 
     /// The node behind `r`. Debug builds check that it was not reclaimed.
@@ -140,6 +137,8 @@ impl Arena {
             self.full_coord.pop_front();
             self.base += CHUNK_NODES as u64;
             if self.spare.len() < SPARE_CHUNKS {
+                let mut chunk = chunk;
+                chunk.clear();
                 self.spare.push(chunk);
             }
         }
@@ -173,7 +172,7 @@ impl Arena {
         for c in &self.full {
             nodes.extend_from_slice(c);
         }
-        nodes.extend_from_slice(&self.current[..self.current_len]);
+        nodes.extend_from_slice(&self.current);
         (self.base, nodes)
     }
 
