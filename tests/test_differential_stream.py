@@ -22,7 +22,8 @@ import gen
 from conftest import as_triples
 from test_differential import MODES, SETTINGS, _seeded
 
-AREAS = ["mixed", "windows", "partition", "consume_limit", "not", "filters"]
+AREAS = ["mixed", "windows", "partition", "consume_limit", "not", "filters", "long_streams", "long_streams",
+         "strategies"]
 
 
 def _profile(area: str, schema: bool) -> gen.Profile:
@@ -30,46 +31,56 @@ def _profile(area: str, schema: bool) -> gen.Profile:
     return gen.profile(area, schema)
 
 
-def _feed(stream, events, data, label):
-    """Pushes `events` in random chunks; returns the emitted triples."""
+def _triples(matches, all_events):
+    gen.check_match_events(matches, all_events, arrow=True)  # retained event data, also across a restore
+    return as_triples(matches)
+
+
+def _feed(stream, events, data, label, all_events, table=None, offset=0):
+    """Pushes `events` in random chunks (as Arrow slices of `table` too, if given; `events`
+    starts at row `offset` of it); returns the emitted triples."""
     out = []
     i = 0
+    hows = ["push", "push_many", "tuple", "iter"] + (["arrow", "arrow"] if table is not None else [])
     while i < len(events):
         size = data.draw(st.integers(1, len(events) - i), label="%s chunk" % label)
         chunk = events[i:i + size]
-        how = data.draw(st.sampled_from(["push", "push_many", "tuple", "iter"]), label="%s how" % label)
-        if how == "push":
+        how = data.draw(st.sampled_from(hows), label="%s how" % label)
+        if how == "arrow":
+            out += _triples(stream.push_batch(table.slice(offset + i, size)), all_events)
+        elif how == "push":
             for ev in chunk:
-                out += as_triples(stream.push(ev))
+                out += _triples(stream.push(ev), all_events)
         elif how == "push_many":
-            out += as_triples(stream.push_many(list(chunk)))
+            out += _triples(stream.push_many(list(chunk)), all_events)
         elif how == "tuple":
-            out += as_triples(stream.push_many(tuple(chunk)))
+            out += _triples(stream.push_many(tuple(chunk)), all_events)
         else:
-            out += as_triples(stream.push_many(ev for ev in chunk))
+            out += _triples(stream.push_many(ev for ev in chunk), all_events)
         i += size
     return out
 
 
 def _new_stream(q, case, data):
-    kw = case.run_kwargs()
+    kw = case.engine_kwargs()
     # sometimes a tiny determinization cache, to exercise cache clears (private knob of
     # Query._runtime; the public q.stream() uses the default cache)
     det = data.draw(st.sampled_from([None, None, 1, 2, 4]), label="max_det_states")
     if det is None:
         return q.stream(**kw)
-    return ceql.Stream(q, q._runtime(kw.get("time_field"), kw["time_unit"], "error", max_det_states=det))
+    return ceql.Stream(q, q._runtime(kw.get("time_field"), kw["time_unit"], kw.get("late", "error"),
+                                     max_det_states=det))
 
 
-def _stream_outcome(q, case, data, snapshot: bool):
+def _stream_outcome(q, case, data, snapshot: bool, table=None):
     """("ok", triples) | ("event",) for the streaming evaluation of the case."""
     s = _new_stream(q, case, data)
     evs = case.events
     try:
         if not snapshot:
-            return ("ok", _feed(s, evs, data, "all"))
+            return ("ok", _feed(s, evs, data, "all", evs, table))
         cut = data.draw(st.integers(0, len(evs)), label="snapshot at")
-        out = _feed(s, evs[:cut], data, "before")
+        out = _feed(s, evs[:cut], data, "before", evs, table)
         blob = s.snapshot()
         fresh = data.draw(st.booleans(), label="restore into a freshly compiled query")
         q2 = ceql.compile(case.text, case.schema) if fresh else q
@@ -88,8 +99,8 @@ def _stream_outcome(q, case, data, snapshot: bool):
         i = 0
         for k in sizes:
             chunk = rest[i:i + k]
-            o2 += as_triples(s2.push_many(list(chunk)))
-            o1 += as_triples(s.push_many(list(chunk)))
+            o2 += _triples(s2.push_many(list(chunk)), evs)
+            o1 += _triples(s.push_many(list(chunk)), evs)
             i += k
         assert o1 == o2, "restored stream differs from the original after the snapshot:\n%s\n%s" % (o2, o1)
         return ("ok", out + o2)
@@ -110,6 +121,11 @@ def _check_stream(case: gen.Case, data, snapshot: bool):
 
 
 def _check_stream_inner(case: gen.Case, data, snapshot: bool):
+    table = None
+    if data.draw(st.integers(0, 3), label="columnar") == 0:
+        conv = gen.columnar(case)  # Arrow chunks mixed with dict chunks of the same rows
+        if conv is not None:
+            table, case = conv
     note(repr(case))
     oracle_out = gen.run_oracle(case)
     assert oracle_out[0] != "static", "generator produced an ill-formed query: %s\n%r" % (oracle_out, case)
@@ -119,7 +135,7 @@ def _check_stream_inner(case: gen.Case, data, snapshot: bool):
         return
     q = c[1]
     run_out = gen.run_engine(case)
-    streamed = _stream_outcome(q, case, data, snapshot)
+    streamed = _stream_outcome(q, case, data, snapshot, table)
     event("oracle: " + gen.outcome_label(oracle_out))
     # streaming vs the oracle
     gen.check_outcomes(case, oracle_out, streamed)

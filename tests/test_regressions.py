@@ -1,8 +1,8 @@
 """Minimal reproductions of the engine bugs found by the differential tests
 (tests/test_differential*.py), each asserting the spec-correct answer (the oracle's, checked by
-``test_expectations_are_the_oracles``). They are ``xfail(strict=True)`` until the engine is
-fixed: when a fix lands, the test XPASSes, fails the suite, and the marker (and the matching
-entry of ``gen.KNOWN_BUGS``) must be removed.
+``test_expectations_are_the_oracles``). Open bugs are ``xfail(strict=True)``: when a fix lands,
+the test XPASSes, fails the suite, and the marker (and the matching entry of
+``gen.KNOWN_BUGS``) must be removed. Fixed bugs stay here as plain regression tests.
 """
 
 from __future__ import annotations
@@ -56,6 +56,17 @@ CASES = {
         query="SELECT * WHERE NOT(A) WITHIN 2 [t]", schema=gen.SCHEMA,
         events=[{"type": "Y", "t": 0}],
         expected=[]),
+    # §1.2: an event is (stream, type, attrs, ts); the "type" and "stream" keys of an input dict are
+    # its type and stream, not attributes (API: dicts with "type", optional "stream", attributes).
+    # Open mode: the engine reads them as attributes.
+    "type_key_is_not_an_attribute": dict(
+        query="SELECT * WHERE A FILTER A[`type` = 'A']", schema=None,
+        events=[{"type": "A"}],
+        expected=[]),
+    "stream_key_is_not_a_partition_attribute": dict(
+        query="SELECT * WHERE A ; B PARTITION BY [`stream`]", schema=None,
+        events=[{"type": "A", "stream": "S"}, {"type": "B", "stream": "S"}],
+        expected=[]),
     "undeclared_type_window_attr_late": dict(
         query="SELECT * WHERE A WITHIN 2 [t]", schema=gen.SCHEMA,
         events=[{"type": "Y", "t": 3}, {"type": "A", "t": 1}],
@@ -83,32 +94,46 @@ def test_expectations_are_the_oracles(name):
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: open mode without FROM, S>T ignores the event's "
-                                       "'stream' key (an event of stream T matches S>A)")
+# fixed in 30b94eb: open mode without FROM, S>T ignored the event's 'stream' key
 @pytest.mark.parametrize("name", ["qualified_atom_other_stream", "qualified_filter_other_stream",
                                   "qualified_select_other_stream"])
 def test_qualified_type_respects_stream_without_from(name):
     _check(name)
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: NOT e IN RANGE(lo, hi) with a NULL bound is TRUE "
-                                       "instead of UNKNOWN (§3.4)")
+# fixed in 3d0671e: NOT e IN RANGE(lo, hi) with a NULL bound was TRUE instead of UNKNOWN (§3.4)
 @pytest.mark.parametrize("name", ["not_in_range_null_upper_bound", "not_in_range_null_lower_bound"])
 def test_not_in_range_with_null_bound_is_unknown(name):
     _check(name)
 
 
-@pytest.mark.xfail(strict=True, raises=(ceql.CeqlInternalError, AssertionError),
-                   reason="engine bug: debug assertion `check_invariants(&e.ul) && e.ul.len() <= "
-                          "prev_len + 2` (runtime/step.rs) fails on formulas with NOT")
+# fixed in 3d0671e: the debug assertion `check_invariants(&e.ul) && e.ul.len() <= prev_len + 2`
+# (runtime/step.rs) failed (CeqlInternalError in debug builds) on formulas with NOT
 @pytest.mark.parametrize("name", ["ulist_invariant_not_plus", "ulist_invariant_not_or"])
 def test_union_list_invariant_with_not(name):
     _check(name)
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: with a schema, WITHIN n [t] reads t from an event "
-                                       "of an undeclared type (undeclared attributes must be ignored, "
-                                       "§1.2, so the event has no coordinate and is dropped, §3.7)")
+# fixed in 3d0671e: with a schema, WITHIN n [t] read t from an event of an undeclared type
+# (undeclared attributes must be ignored, §1.2, so the event has no coordinate and is dropped, §3.7)
 @pytest.mark.parametrize("name", ["undeclared_type_window_attr_not", "undeclared_type_window_attr_late"])
 def test_window_attribute_of_undeclared_type_is_null(name):
     _check(name)
+
+
+@pytest.mark.xfail(strict=True, reason="engine bug: open mode reads the input dict's 'type' / 'stream' "
+                                       "keys as attributes (§1.2: they are the event's type and stream)")
+@pytest.mark.parametrize("name", ["type_key_is_not_an_attribute", "stream_key_is_not_a_partition_attribute"])
+def test_type_and_stream_keys_are_not_attributes(name):
+    _check(name)
+
+
+@pytest.mark.xfail(strict=True, reason="bug: Match.events of a match without data positions raises "
+                                       "ArrowNotImplementedError when run() was given a pyarrow Table "
+                                       "(ArrowSource.events_at takes with a null-typed empty index array)")
+def test_arrow_match_events_of_empty_match():
+    pa = pytest.importorskip("pyarrow")
+    q = ceql.compile("SELECT NONE WHERE A ; B")
+    (m,) = q.run(pa.table({"type": ["A", "B"]}))
+    assert (m.start, m.end, m.positions) == (0, 1, ())
+    assert m.events == []
