@@ -30,6 +30,8 @@ class ArrowSource:
         self.rename = rename
 
     def events_at(self, positions: Sequence[int]) -> List[dict]:
+        if not positions:
+            return []
         rows = self.table.take([p - self.offset for p in positions]).to_pylist()
         if self.rename:
             for r in rows:
@@ -48,6 +50,8 @@ class PandasSource:
         self.frame = frame
 
     def events_at(self, positions: Sequence[int]) -> List[dict]:
+        if not positions:
+            return []
         return self.frame.iloc[list(positions)].to_dict("records")
 
 

@@ -194,6 +194,8 @@ class _ArrowLazy:
         self._table = None
 
     def events_at(self, positions: List[int]) -> List[dict]:
+        if not positions:
+            return []
         if self._table is None:
             import pyarrow as pa
 

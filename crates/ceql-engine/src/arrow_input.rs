@@ -238,7 +238,10 @@ impl Runtime {
             .attribute_names()
             .to_vec()
             .iter()
-            .map(|n| Column::of(col(n)).map_err(|m| EventError::new(self.next_position(), n.clone(), None, m)))
+            .map(|n| {
+                let c = if crate::is_reserved_field(n) { None } else { col(n) };
+                Column::of(c).map_err(|m| EventError::new(self.next_position(), n.clone(), None, m))
+            })
             .collect::<Result<_, _>>()?;
         // Predicates that can be evaluated column-wise, for the whole batch.
         let rows = batch.num_rows();

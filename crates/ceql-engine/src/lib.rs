@@ -40,6 +40,15 @@ pub mod tecs;
 pub mod value;
 
 pub use det::CacheConfig;
+
+/// Input fields that carry an event's type and stream, never attributes (§1.2):
+/// an attribute with one of these names reads as absent.
+pub const RESERVED_FIELDS: [&str; 2] = ["type", "stream"];
+
+/// Whether `name` is one of [`RESERVED_FIELDS`].
+pub fn is_reserved_field(name: &str) -> bool {
+    RESERVED_FIELDS.contains(&name)
+}
 pub use error::{CompileError, EventError};
 pub use output::{MatchBuffer, MatchRef};
 pub use query::{CompileOptions, CompiledQuery};

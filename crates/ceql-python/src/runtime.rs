@@ -70,7 +70,8 @@ impl NativeRuntime {
         self.values.clear();
         let mut absent = Vec::new();
         for (i, name) in self.rt.attribute_names().iter().enumerate() {
-            match get(name)? {
+            let value = if ceql_engine::is_reserved_field(name) { None } else { get(name)? };
+            match value {
                 None => {
                     absent.push(i);
                     self.values.push(Value::Null);
