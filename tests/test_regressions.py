@@ -121,16 +121,14 @@ def test_window_attribute_of_undeclared_type_is_null(name):
     _check(name)
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: open mode reads the input dict's 'type' / 'stream' "
-                                       "keys as attributes (§1.2: they are the event's type and stream)")
+# fixed in b9e6af9: open mode read the input dict's 'type' / 'stream' keys as attributes (§1.2)
 @pytest.mark.parametrize("name", ["type_key_is_not_an_attribute", "stream_key_is_not_a_partition_attribute"])
 def test_type_and_stream_keys_are_not_attributes(name):
     _check(name)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: Match.events of a match without data positions raises "
-                                       "ArrowNotImplementedError when run() was given a pyarrow Table "
-                                       "(ArrowSource.events_at takes with a null-typed empty index array)")
+# fixed in b9e6af9: Match.events of a match without data positions raised ArrowNotImplementedError
+# when run() was given a pyarrow Table
 def test_arrow_match_events_of_empty_match():
     pa = pytest.importorskip("pyarrow")
     q = ceql.compile("SELECT NONE WHERE A ; B")
