@@ -13,23 +13,16 @@ from __future__ import annotations
 import os
 
 import pytest
-from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import given, seed, settings
 from hypothesis import strategies as st
 
 import gen
+import test_differential
 from test_differential import differential
 
 EXAMPLES = int(os.environ.get("CEQL_STRATEGY_EXAMPLES", "1000"))
-SEED = os.environ.get("CEQL_DIFF_SEED")
-
-SETTINGS = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    derandomize=SEED is None,
-    database=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
-)
+SEED = test_differential.SEED
+SETTINGS = settings(test_differential.SETTINGS, max_examples=EXAMPLES)
 
 
 @pytest.mark.parametrize("schema", [pytest.param(False, id="open"), pytest.param(True, id="schema")])

@@ -226,7 +226,8 @@ impl DetCache {
         let (ty, bits) = self.classes.get(class);
         let bits = bits.to_vec();
         let mut out = std::mem::take(&mut self.out);
-        strategy::successors(&self.cea, self.kind, &key, ty, &bits, &mut self.preorders, &mut self.scratch, &mut out);
+        let on = strategy::OnClass { cea: &self.cea, ty, bits: &bits };
+        strategy::successors(on, self.kind, &key, &mut self.preorders, &mut self.scratch, &mut out);
         let mut succ = [DEAD; 4];
         for (slot, k) in out.iter().enumerate() {
             if !k.is_empty() {

@@ -91,20 +91,31 @@ fn union(a: &mut [u64], b: &[u64]) {
     a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
 }
 
-/// The transitions of `p` whose guard accepts the class.
-fn enabled<'a>(cea: &'a Cea, p: usize, ty: TypeId, bits: &'a [u64]) -> impl Iterator<Item = &'a Transition> + 'a {
-    cea.out[p].iter().filter(move |t| cea.guards[t.guard as usize].matches(ty, bits))
+/// The automaton read on one event class.
+#[derive(Clone, Copy)]
+pub(crate) struct OnClass<'a> {
+    /// The automaton.
+    pub cea: &'a Cea,
+    /// The event's type.
+    pub ty: TypeId,
+    /// Its predicate bits.
+    pub bits: &'a [u64],
 }
 
-/// Computes the (up to three) successor keys of `key` on class `(ty, bits)` into
-/// `out`; an empty `P` in a key means no successor.
-#[allow(clippy::too_many_arguments)]
+impl<'a> OnClass<'a> {
+    /// The transitions of `p` whose guard accepts the class.
+    fn enabled(self, p: usize) -> impl Iterator<Item = &'a Transition> + 'a {
+        let OnClass { cea, ty, bits } = self;
+        cea.out[p].iter().filter(move |t| cea.guards[t.guard as usize].matches(ty, bits))
+    }
+}
+
+/// Computes the successor keys of `key` on a class into `out` (see
+/// [`super::Succ`] for the slots); an empty key means no successor.
 pub(crate) fn successors(
-    cea: &Cea,
+    on: OnClass<'_>,
     kind: StrategyKind,
     key: &[u64],
-    ty: TypeId,
-    bits: &[u64],
     preorders: &mut Preorders,
     s: &mut Scratch,
     out: &mut [Vec<u64>; 4],
@@ -120,7 +131,7 @@ pub(crate) fn successors(
             clear(&mut s.a);
             clear(&mut s.b);
             for q in bitset::iter(p) {
-                for t in enabled(cea, q, ty, bits) {
+                for t in on.enabled(q) {
                     bitset::set(if t.marked { &mut s.a } else { &mut s.b }, t.target as usize);
                 }
             }
@@ -134,8 +145,8 @@ pub(crate) fn successors(
                 out[3].extend_from_slice(p);
             }
         }
-        StrategyKind::Next | StrategyKind::Last => preorder_successors(cea, kind, key, ty, bits, preorders, s, out),
-        StrategyKind::Max => max_successors(cea, key, ty, bits, s, out),
+        StrategyKind::Next | StrategyKind::Last => preorder_successors(on, kind, key, preorders, s, out),
+        StrategyKind::Max => max_successors(on, key, s, out),
     }
 }
 
@@ -144,13 +155,10 @@ pub(crate) fn successors(
 /// successors of every block, then the runs starting now, then every block's
 /// unmarked successors). A state is placed once, by its most preferred run; only
 /// transitions from that run's block, with that comparison mark, lead to it.
-#[allow(clippy::too_many_arguments)]
 fn preorder_successors(
-    cea: &Cea,
+    on: OnClass<'_>,
     kind: StrategyKind,
     key: &[u64],
-    ty: TypeId,
-    bits: &[u64],
     preorders: &mut Preorders,
     s: &mut Scratch,
     out: &mut [Vec<u64>; 4],
@@ -168,13 +176,13 @@ fn preorder_successors(
         match g {
             Group::Block(i, cflag) => {
                 for q in bitset::iter(&blocks[i * w..(i + 1) * w]) {
-                    for tr in enabled(cea, q, ty, bits).filter(|tr| tr.compared == cflag) {
+                    for tr in on.enabled(q).filter(|tr| tr.compared == cflag) {
                         bitset::set(&mut s.a, tr.target as usize);
                     }
                 }
             }
             Group::Start(bound) => {
-                for tr in enabled(cea, 0, ty, bits).filter(|tr| tr.vars.is_empty() != bound) {
+                for tr in on.enabled(0).filter(|tr| tr.vars.is_empty() != bound) {
                     bitset::set(&mut s.a, tr.target as usize);
                 }
             }
@@ -218,7 +226,7 @@ fn preorder_successors(
         match *g {
             Group::Block(i, cflag) if !is_virtual => {
                 for q in bitset::iter(&blocks[i * w..(i + 1) * w]).filter(|&q| bitset::test(p, q)) {
-                    for tr in enabled(cea, q, ty, bits) {
+                    for tr in on.enabled(q) {
                         if tr.compared == cflag && bitset::test(targets, tr.target as usize) {
                             bitset::set(if tr.marked { &mut s.b } else { &mut s.c }, tr.target as usize);
                         }
@@ -226,7 +234,7 @@ fn preorder_successors(
                 }
             }
             Group::Start(bound) if is_virtual => {
-                for tr in enabled(cea, 0, ty, bits).filter(|tr| tr.vars.is_empty() != bound) {
+                for tr in on.enabled(0).filter(|tr| tr.vars.is_empty() != bound) {
                     if bitset::test(targets, tr.target as usize) {
                         bitset::set(if tr.marked { &mut s.b } else { &mut s.c }, tr.target as usize);
                     }
@@ -256,14 +264,14 @@ fn preorder_successors(
 /// different `Q`, 3 = next virtual det-state. At its start a run is compared-marked
 /// whatever it binds, so the virtual run separates starts that bind variables
 /// (`D ∋ j`) from `NOT` starts (`D ∌ j`), which the former dominate.
-fn max_successors(cea: &Cea, key: &[u64], ty: TypeId, bits: &[u64], s: &mut Scratch, out: &mut [Vec<u64>; 4]) {
+fn max_successors(on: OnClass<'_>, key: &[u64], s: &mut Scratch, out: &mut [Vec<u64>; 4]) {
     let w = s.words;
     let (p, q) = (&key[..w], &key[w..2 * w]);
     // Successors of Q by comparison-marked (a) and unmarked (b) transitions.
     clear(&mut s.a);
     clear(&mut s.b);
     for x in bitset::iter(q) {
-        for tr in enabled(cea, x, ty, bits) {
+        for tr in on.enabled(x) {
             bitset::set(if tr.compared { &mut s.a } else { &mut s.b }, tr.target as usize);
         }
     }
@@ -274,7 +282,7 @@ fn max_successors(cea: &Cea, key: &[u64], ty: TypeId, bits: &[u64], s: &mut Scra
     clear(&mut s.e);
     let is_virtual = bitset::test(p, 0);
     for x in bitset::iter(p) {
-        for tr in enabled(cea, x, ty, bits) {
+        for tr in on.enabled(x) {
             let first = if is_virtual { !tr.vars.is_empty() } else { tr.compared };
             let target = match (first, tr.marked) {
                 (true, true) => &mut s.c,

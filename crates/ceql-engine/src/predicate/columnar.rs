@@ -8,11 +8,11 @@
 //! that would be a run-time type error) returns `None` and is evaluated row by row,
 //! so errors are still reported on exactly the events that would raise them.
 
+use super::eval::decide;
 use super::{ExprIr, PredIr, SetIr};
 use crate::arrow_input::{Column, StrColumn};
 use crate::value::Value;
 use ceql_syntax::ast::CmpOp;
-use std::cmp::Ordering;
 
 /// Three-valued results for a batch: bit `i` of `t` (`f`) set iff row `i` is TRUE (FALSE).
 pub struct Tri {
@@ -162,17 +162,6 @@ fn flip(op: CmpOp) -> CmpOp {
         CmpOp::Gt => CmpOp::Lt,
         CmpOp::Ge => CmpOp::Le,
         other => other,
-    }
-}
-
-fn decide(op: CmpOp, ord: Ordering) -> bool {
-    match op {
-        CmpOp::Lt => ord == Ordering::Less,
-        CmpOp::Le => ord != Ordering::Greater,
-        CmpOp::Gt => ord == Ordering::Greater,
-        CmpOp::Ge => ord != Ordering::Less,
-        CmpOp::Eq => ord == Ordering::Equal,
-        CmpOp::Ne => ord != Ordering::Equal,
     }
 }
 

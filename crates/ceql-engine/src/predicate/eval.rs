@@ -224,14 +224,20 @@ fn compare(op: CmpOp, a: V<'_>, b: V<'_>) -> Result<Option<bool>, String> {
             })
         }
     };
-    Ok(Some(match op {
+    Ok(Some(decide(op, ord)))
+}
+
+/// The truth of `a op b` given how `a` compares to `b`.
+#[inline]
+pub(crate) fn decide(op: CmpOp, ord: Ordering) -> bool {
+    match op {
         CmpOp::Lt => ord == Ordering::Less,
         CmpOp::Le => ord != Ordering::Greater,
         CmpOp::Gt => ord == Ordering::Greater,
         CmpOp::Ge => ord != Ordering::Less,
         CmpOp::Eq => ord == Ordering::Equal,
         CmpOp::Ne => ord != Ordering::Equal,
-    }))
+    }
 }
 
 fn in_set(v: V<'_>, set: &SetIr) -> Result<Option<bool>, String> {
