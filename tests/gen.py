@@ -69,9 +69,9 @@ KNOWN_BUGS = {
     # not an engine bug but an oracle/engine disagreement on an unclear point: NULL op 'str'
     # (oracle: NULL, no data error; engine: data error). Avoided: no NULL next to a bad value.
     "null_operand_type_error",
-    # Query.run(pyarrow Table): Match.events of a match without data positions raises
-    # ArrowNotImplementedError (ArrowSource.events_at takes with a null-typed empty index array)
-    "arrow_empty_match_events",
+    # an invalid LIKE regular expression (E0101) is reported after name / type / scope errors
+    # (E0201, E0203, E0204, E0300, E0301) instead of first (§4: syntax, names, types, scope)
+    "regex_error_order",
 }
 # Substrings of CeqlInternalError messages (engine panics) of known bugs: such cases are
 # discarded (hypothesis.assume) rather than failed. Empty: the one found so far is fixed.
@@ -127,6 +127,7 @@ class Profile:
     keyword_case: bool = True  # random keyword case
     window_required: bool = False
     multi_stream: bool = False  # FROM S1, S2 (SCHEMA_MULTI with a schema) instead of S
+    static_error: bool = False  # inject one static error (syntax, names, types, scope) into the query
 
 
 # ----------------------------------------------------------------------------- formula trees
@@ -573,6 +574,7 @@ class Case:
     window: Optional[str] = None  # "events" | "attr" | "time" | None
     clauses: Dict[str, str] = field(default_factory=dict)  # text pieces, see CLAUSE_ORDER
     late: Optional[str] = None  # engine option late= ("drop": backwards time stamps are dropped)
+    compat: bool = False  # compile(..., compat_ignore_strategy=True): strategies evaluated as ALL
 
     def run_kwargs(self) -> Dict[str, Any]:
         """Keyword arguments of the oracle's evaluate()."""
@@ -593,7 +595,8 @@ class Case:
         names = {SCHEMA: "SCHEMA", SCHEMA_PRIMARY_TIME: "SCHEMA_PRIMARY_TIME", SCHEMA_MULTI: "SCHEMA_MULTI",
                  None: "None"}
         lines.append("  schema=%s," % names.get(self.schema, repr(self.schema)))
-        lines.append("  time_field=%r, time_unit=%r, late=%r," % (self.time_field, self.time_unit, self.late))
+        lines.append("  time_field=%r, time_unit=%r, late=%r, compat=%r," % (
+            self.time_field, self.time_unit, self.late, self.compat))
         lines.append("  events=[")
         for e in self.events:
             lines.append("    %r," % (e,))
@@ -737,7 +740,7 @@ def events_strategy(draw, prof: Profile, window_kind, time_unit, primary_time, p
             e["ts"] = tick
         if avoid("null_operand_type_error") and _has_bad_value(e):
             # no NULL next to a wrongly typed value (see KNOWN_BUGS)
-            for a, good in (("v", 1), ("k", 1), ("t", tattr), ("s", "a")):
+            for a, good in (("v", 1), ("k", 1), ("t", tattr), ("s", "a"), ("d", 1.5)):
                 if e.get(a) is None:
                     e[a] = good
         evs.append(e)
@@ -767,7 +770,14 @@ def select_list(draw, prof: Profile, tree, kw):
     if not universe:
         return "*"
     items = draw(st.lists(st.sampled_from(universe), min_size=1, max_size=3, unique=True))
-    return ", ".join(var_text(v) for v in items)
+    out = []
+    for v in items:
+        payload = ""
+        if draw(st.integers(0, 5)) == 0:  # SELECT x[a, ...]: payload only, positions unaffected
+            payload = "[%s]" % ", ".join(draw(st.lists(st.sampled_from(["v", "s", "k", "ts"]), min_size=1,
+                                                       max_size=2, unique=True)))
+        out.append(var_text(v) + payload)
+    return ", ".join(out)
 
 
 @st.composite
@@ -811,6 +821,9 @@ def cases(draw, prof: Profile):
     if prof.limit and draw(st.integers(0, 2)) != 0:
         clauses["limit"] = " %s %d" % (kw("LIMIT"), draw(st.integers(0, 3)))
 
+    if prof.static_error:
+        _inject_static_error(draw, prof, tree, clauses)
+
     # comments and line breaks between clauses (§2.1)
     for c in CLAUSE_ORDER[1:]:
         if c in clauses and draw(st.integers(0, 9)) == 0:
@@ -822,10 +835,96 @@ def cases(draw, prof: Profile):
         schema = SCHEMA_PRIMARY_TIME if primary else SCHEMA
         if prof.multi_stream:
             schema = SCHEMA_MULTI.replace("ts:int", "ts:primary_time") if primary else SCHEMA_MULTI
+        if draw(st.integers(0, 4)) == 0:
+            schema = _schema_variant(draw, schema)
     late = "drop" if wkind == "time" and draw(st.integers(0, 2)) == 0 else None
     evs = draw(events_strategy(prof, wkind, time_unit, primary, partition_attrs, late_drop=late == "drop"))
+    compat = strategy not in ("", "ALL", "ANY") and draw(st.integers(0, 4)) == 0
     return Case(text=_join(clauses), events=evs, schema=schema, time_field=time_field, time_unit=time_unit,
-                tree=tree, window=wkind, clauses=clauses, late=late)
+                tree=tree, window=wkind, clauses=clauses, late=late, compat=compat)
+
+
+def _schema_variant(draw, schema: str) -> str:
+    """The same declarations spelled differently (§1.1: type aliases, case-insensitive
+    declaration keywords, whitespace)."""
+    import re
+
+    aliases = {"int": ["int", "long", "integer"], "string": ["string", "str"], "bool": ["bool", "boolean"],
+               "double": ["double", "float"]}
+
+    def sub(m):
+        return ":" + draw(st.sampled_from(aliases[m.group(1)]))
+
+    out = re.sub(r":(int|string|bool|double)\b", sub, schema)
+    out = out.replace("CREATE STREAM", draw(st.sampled_from(["CREATE STREAM", "create stream", "Create Stream"])))
+    out = out.replace("EVENT ", draw(st.sampled_from(["EVENT ", "event ", "Event "])))
+    out = out.replace(", ", draw(st.sampled_from([", ", ",", " ,\n  "])))
+    return out
+
+
+def _inject_static_error(draw, prof: Profile, tree, clauses: Dict[str, str]) -> None:
+    """Turns the (valid) query into one with a single static error, of a kind drawn at random
+    (§4's table); both sides must report the same code. Some injections are valid in open mode
+    (e.g. PARTITION BY an attribute no event has): both sides must then agree on the output."""
+    where = clauses["where"]
+    kwd, body = where.split(None, 1) if where.strip() else ("WHERE", "A")
+    sep = where[:len(where) - len(where.lstrip())]
+    bound = sorted((v for v in bindable(tree, prof_decl(prof)) if not isinstance(v, tuple)), key=str)
+    var = draw(st.sampled_from(bound)) if bound else None
+    types = sorted({a[2] for a, _ in atoms(tree)})
+    kinds = ["E0100", "E0100b", "E0203", "E0205", "E0206", "E0301"]
+    if var is not None:
+        kinds += ["E0101", "E0101b", "E0300"]
+    if prof.schema:
+        kinds += ["E0200", "E0201", "E0202", "E0206b", "E0207"]
+        if var is not None:
+            kinds += ["E0204", "E0300b", "E0300c"]
+    if not avoid("regex_error_order"):
+        kinds.append("E0101+")  # an invalid regex and a later-phase error: E0101 wins (§4 order)
+    kind = draw(st.sampled_from(kinds))
+
+    def set_where(new_body):
+        clauses["where"] = "%s%s %s" % (sep, kwd, new_body)
+
+    if kind == "E0100":
+        set_where("(%s) ; ; B" % body)
+    elif kind == "E0100b":
+        clauses["limit"] = draw(st.sampled_from([" LIMIT", " LIMIT -1", " LIMIT 1 LIMIT 2", " ;"]))
+    elif kind == "E0101":
+        set_where("(%s) FILTER %s[s LIKE '%s']" % (body, var, draw(st.sampled_from(["(", "[a", "a{2,1}", "*"]))))
+    elif kind == "E0101+":
+        set_where("(%s) FILTER %s[s LIKE '(']" % (body, draw(st.sampled_from(["zz", "C", "A"]))))
+    elif kind == "E0101b":
+        set_where("(%s) FILTER %s[v > 99999999999999999999]" % (body, var))
+    elif kind == "E0203":
+        set_where("(%s) FILTER zz[v > 1]" % body)
+    elif kind == "E0205":
+        set_where("(%s) AS %s" % (body, draw(st.sampled_from(types))))
+    elif kind == "E0206":
+        clauses["window"] = draw(st.sampled_from([" WITHIN 0 SECONDS", " WITHIN 0 MS",
+                                                  " WITHIN 99999999999 DAYS"]))
+    elif kind == "E0300":
+        set_where("(%s) FILTER %s[v IN {1, 'a'}]" % (body, var))
+    elif kind == "E0301":
+        other = draw(st.sampled_from(types))
+        set_where("(%s) ; (NOT(C) FILTER %s[v > 1])" % (body, other))
+    elif kind == "E0200":
+        clauses["head"] = clauses["head"].split(" FROM")[0].split(" from")[0] + " FROM Q"
+    elif kind == "E0201":
+        set_where("(%s) ; Q" % body)
+    elif kind == "E0202":
+        set_where("(%s) ; S9>A" % body)
+    elif kind == "E0204":
+        set_where("(%s) FILTER %s[zz > 1]" % (body, var))
+    elif kind == "E0206b":
+        clauses["window"] = draw(st.sampled_from([" WITHIN 2 [s]", " WITHIN 2 [d]", " WITHIN 2 [zz]"]))
+    elif kind == "E0207":
+        clauses["partition"] = " PARTITION BY [zz]"
+    elif kind == "E0300b":
+        set_where("(%s) FILTER %s[%s]" % (body, var, draw(st.sampled_from(
+            ["s > 'a'", "v LIKE 'a'", "v = 'x'", "b + 1 > 0", "v", "s IN {1, 2}", "-s = 1", "s IN RANGE(1, 2)"]))))
+    elif kind == "E0300c":
+        set_where("(%s) FILTER %s[d = s]" % (body, var))
 
 
 CLAUSE_ORDER = ("head", "where", "partition", "window", "consume", "limit")
@@ -869,6 +968,9 @@ STRATEGIES = Profile(max_depth=3, filters=True, pred_depth=1, not_=True, project
 MULTI = Profile(max_depth=3, filters=True, pred_depth=1, not_=True, projection=True, multi_stream=True,
                 windows=("events", "attr", "time"), partition=True, consume=True, limit=True)
 
+STATIC_ERRORS = Profile(max_depth=2, filters=True, pred_depth=1, not_=True, projection=True,
+                        windows=("events", "attr"), partition=True, static_error=True, max_events=4)
+
 PROFILES = {
     "core": CORE,
     "filters": FILTERS,
@@ -884,6 +986,7 @@ PROFILES = {
     "strategies": STRATEGIES,
     "long_streams": LONG_STREAMS,
     "multi_stream": MULTI,
+    "static_errors": STATIC_ERRORS,
 }
 
 
@@ -903,7 +1006,8 @@ def run_oracle(case: Case):
     from oracle import evaluate, OracleError, OracleEventError
 
     try:
-        res = evaluate(case.text, case.events, schema=case.schema, **case.run_kwargs())
+        res = evaluate(case.text, case.events, schema=case.schema, compat_ignore_strategy=case.compat,
+                       **case.run_kwargs())
     except OracleEventError:
         return ("event",)
     except OracleError as e:
@@ -916,7 +1020,7 @@ def compile_engine(case: Case):
     import ceql
 
     try:
-        return ("ok", ceql.compile(case.text, case.schema))
+        return ("ok", ceql.compile(case.text, case.schema, compat_ignore_strategy=case.compat))
     except ceql.CeqlInternalError:
         raise
     except ceql.CeqlError as e:
@@ -1135,12 +1239,17 @@ def minimize(case: Case, signature=failure_signature, max_steps=5000) -> Case:
 # ----------------------------------------------------------------------------- columnar input
 
 
-def to_arrow(events: List[Dict[str, Any]]):
+def to_arrow(events: List[Dict[str, Any]], rnd=None):
     """The events as a pyarrow Table (one column per key, NULL where a row lacks it), or None
     when some column mixes types Arrow cannot hold in one column. An all-NULL column is left out
-    (the attribute is then absent). Compare with the oracle on ``table.to_pylist()``: ints of a
-    column that also holds floats become floats there, as in the table."""
+    (the attribute is then absent). With ``rnd`` (a random.Random), column types vary: int32 /
+    float32 where the values fit, large_string, dictionary-encoded strings. Compare with the
+    oracle on ``table.to_pylist()`` (ints of a column that also holds floats become floats
+    there, float32 values are rounded, as in the table)."""
     import pyarrow as pa
+
+    def pick(options):
+        return options[0] if rnd is None else rnd.choice(options)
 
     cols: List[str] = ["type"]
     for e in events:
@@ -1156,23 +1265,28 @@ def to_arrow(events: List[Dict[str, Any]]):
                 arrays[c] = pa.array(vals, type=pa.string())
             continue
         if all(isinstance(x, bool) for x in nn):
-            typ = pa.bool_()
+            arr = pa.array(vals, type=pa.bool_())
         elif all(isinstance(x, int) and not isinstance(x, bool) for x in nn):
-            typ = pa.int64()
+            small = all(-2 ** 31 <= x < 2 ** 31 for x in nn)
+            arr = pa.array(vals, type=pick([pa.int64(), pa.int32()] if small else [pa.int64()]))
         elif all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in nn):
-            typ = pa.float64()
             vals = [None if x is None else float(x) for x in vals]
+            arr = pa.array(vals, type=pick([pa.float64(), pa.float32()]))
         elif all(isinstance(x, str) for x in nn):
-            typ = pa.string()
+            kind = pick(["string", "large_string", "dictionary"])
+            if kind == "dictionary":
+                arr = pa.array(vals, type=pa.string()).dictionary_encode()
+            else:
+                arr = pa.array(vals, type=pa.string() if kind == "string" else pa.large_string())
         else:
             return None
-        arrays[c] = pa.array(vals, type=typ)
+        arrays[c] = arr
     return pa.table(arrays)
 
 
-def columnar(case: Case):
+def columnar(case: Case, rnd=None):
     """(table, case over the table's rows) or None; see to_arrow."""
-    table = to_arrow(case.events)
+    table = to_arrow(case.events, rnd)
     if table is None:
         return None
     return table, dataclasses.replace(case, events=table.to_pylist())

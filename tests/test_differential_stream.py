@@ -83,7 +83,7 @@ def _stream_outcome(q, case, data, snapshot: bool, table=None):
         out = _feed(s, evs[:cut], data, "before", evs, table)
         blob = s.snapshot()
         fresh = data.draw(st.booleans(), label="restore into a freshly compiled query")
-        q2 = ceql.compile(case.text, case.schema) if fresh else q
+        q2 = ceql.compile(case.text, case.schema, compat_ignore_strategy=case.compat) if fresh else q
         s2 = ceql.Stream.restore(q2, blob)
         assert s2.position == s.position == cut
         # continue the restored stream and the original one with the same chunking
@@ -123,7 +123,8 @@ def _check_stream(case: gen.Case, data, snapshot: bool):
 def _check_stream_inner(case: gen.Case, data, snapshot: bool):
     table = None
     if data.draw(st.integers(0, 3), label="columnar") == 0:
-        conv = gen.columnar(case)  # Arrow chunks mixed with dict chunks of the same rows
+        # Arrow chunks mixed with dict chunks of the same rows
+        conv = gen.columnar(case, data.draw(st.randoms(use_true_random=False), label="column types"))
         if conv is not None:
             table, case = conv
     note(repr(case))

@@ -12,7 +12,7 @@ import pytest
 import ceql
 import gen
 from conftest import as_triples, check_against
-from oracle import evaluate
+from oracle import OracleError, evaluate
 
 E = lambda types: [{"type": t} for t in types]  # noqa: E731
 
@@ -135,3 +135,21 @@ def test_arrow_match_events_of_empty_match():
     (m,) = q.run(pa.table({"type": ["A", "B"]}))
     assert (m.start, m.end, m.positions) == (0, 1, ())
     assert m.events == []
+
+
+@pytest.mark.xfail(strict=True, reason="engine bug: an invalid LIKE regular expression (E0101, a syntax-class "
+                                       "error) is reported after name/type/scope errors; §4 runs the checks "
+                                       "in the order syntax, names, types, scope")
+@pytest.mark.parametrize("query, schema", [
+    ("SELECT * WHERE A FILTER zz[s LIKE '(']", None),  # engine: E0203
+    ("SELECT * WHERE (A FILTER B[s LIKE '(']) ; B", None),  # engine: E0301
+    ("SELECT * WHERE A FILTER A[v LIKE '(']", gen.SCHEMA),  # engine: E0300
+    ("SELECT * WHERE Q FILTER Q[s LIKE '(']", gen.SCHEMA),  # engine: E0201
+])
+def test_invalid_regex_is_reported_first(query, schema):
+    with pytest.raises(OracleError) as o:
+        evaluate(query, [], schema=schema)
+    assert o.value.code == "E0101"
+    with pytest.raises(ceql.CeqlError) as e:
+        ceql.compile(query, schema)
+    assert e.value.code == "E0101"
