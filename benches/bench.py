@@ -64,7 +64,7 @@ def stock_queries():
         "stock_q5": f"SELECT * FROM S WHERE {dis} FILTER {prices} {w}",
         "stock_q6": f"SELECT * FROM S WHERE {dis} FILTER {names} {part}",
         "stock_q7": ("SELECT * FROM S WHERE (SELL as msft; (BUY OR SELL)+ as mid; SELL as amat) "
-                     f"FILTER msft[name = 'MSFT'] AND mid[name = 'ORCL'] AND amat[name = 'AMAT'] {w}"),
+                     f"FILTER msft[name = 'MSFT'] AND mid[name = 'ORCL' AND volume >= 5000] AND amat[name = 'AMAT'] {w}"),
     }
 
 

@@ -233,3 +233,30 @@ def test_strategies_with_a_trailing_not():
         assert sorted(got) == want, strategy
         if strategy in ("NEXT", "LAST"):
             assert len({e for _, e, _ in got}) == len(got), "one complex event per end position"
+
+
+def test_an_output_too_large_for_memory_is_an_exception_not_a_crash():
+    """2^40 complex events cannot be stored: the engine reports it instead of
+    aborting the interpreter (run in a subprocess with a 3 GB address-space limit)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(
+        """
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+        import ceql
+        q = ceql.compile("SELECT * FROM S WHERE A ; B+ ; C")
+        events = [{"type": "A"}] + [{"type": "B"}] * 40 + [{"type": "C"}]
+        try:
+            q.run_arrow(events)
+        except ceql.CeqlMemoryError as e:
+            assert isinstance(e, MemoryError) and e.position == 41
+            s = q.stream()
+            s.push_many(events[:-1])  # the stream still works for other events
+            print("ok")
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]

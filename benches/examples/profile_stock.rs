@@ -14,7 +14,7 @@ fn main() {
         let t = Instant::now();
         let mut total = (0, 0);
         for _ in 0..repeat {
-            let (e, m) = run_batches(&query, &batches, enumerate, &mut out);
+            let (e, m, _) = run_batches(&query, &batches, enumerate, &mut out);
             total = (total.0 + e, total.1 + m);
         }
         let dt = t.elapsed().as_secs_f64();

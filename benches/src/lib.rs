@@ -61,6 +61,20 @@ impl Driver {
         self.run_prefix(workload, workload.events.len(), enumerate, out)
     }
 
+    /// Runs the first `n` events; returns (complex events, data positions).
+    pub fn run_counting_positions(&self, workload: &Workload, n: usize, out: &mut MatchBuffer) -> (u64, u64) {
+        let mut rt = Runtime::new(self.query.clone(), RuntimeOptions::default());
+        let (mut matches, mut positions) = (0, 0);
+        let row: &[ValueRef<'_>] = &[];
+        for &e in &workload.events[..n.min(workload.events.len())] {
+            rt.push_target(self.targets[e as usize], row, out).expect("valid event");
+            matches += out.len() as u64;
+            positions += out.positions.len() as u64;
+            out.clear();
+        }
+        (matches, positions)
+    }
+
     /// Runs the first `n` events of the workload.
     pub fn run_prefix(&self, workload: &Workload, n: usize, enumerate: bool, out: &mut MatchBuffer) -> u64 {
         let mut rt = Runtime::new(self.query.clone(), RuntimeOptions { enumerate, ..RuntimeOptions::default() });
@@ -102,15 +116,22 @@ pub fn stock_path() -> Option<std::path::PathBuf> {
     candidates.into_iter().flatten().find(|p| p.exists())
 }
 
-/// Runs a query over Arrow batches; returns (events, complex events).
-pub fn run_batches(text: &str, batches: &[RecordBatch], enumerate: bool, out: &mut MatchBuffer) -> (u64, u64) {
+/// Runs a query over Arrow batches, fed in slices of 4,096 rows with the output
+/// buffer cleared after each; returns (events, complex events, data positions).
+pub fn run_batches(text: &str, batches: &[RecordBatch], enumerate: bool, out: &mut MatchBuffer) -> (u64, u64, u64) {
     let query = Arc::new(CompiledQuery::compile(text, None, CompileOptions::default()).expect("benchmark query compiles"));
     let mut rt = Runtime::new(query, RuntimeOptions { enumerate, ..RuntimeOptions::default() });
-    let mut matches = 0;
+    let (mut matches, mut positions) = (0, 0);
     for b in batches {
-        rt.push_batch(b, out).expect("valid batch");
-        matches += out.len() as u64;
-        out.clear();
+        let mut offset = 0;
+        while offset < b.num_rows() {
+            let n = 4096.min(b.num_rows() - offset);
+            rt.push_batch(&b.slice(offset, n), out).expect("valid batch");
+            matches += out.len() as u64;
+            positions += out.positions.len() as u64;
+            out.clear();
+            offset += n;
+        }
     }
-    (rt.statistics().runtime.events, matches)
+    (rt.statistics().runtime.events, matches, positions)
 }

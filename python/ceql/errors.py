@@ -24,6 +24,7 @@ __all__ = [
     "CeqlUnsupportedError",
     "CeqlEventError",
     "CeqlInternalError",
+    "CeqlMemoryError",
     "CeqlSnapshotError",
     "CeqlWarning",
 ]
@@ -95,6 +96,16 @@ class CeqlEventError(CeqlError, TypeError, ValueError):
         self.event_type = event_type
 
 
+class CeqlMemoryError(CeqlError, MemoryError):
+    """The complex events completed by an event did not fit in memory. The event
+    was processed (``position`` names it); bound the output with ``WITHIN``,
+    ``LIMIT``, ``CONSUME BY`` or a strategy, or use ``Stream`` and smaller batches."""
+
+    def __init__(self, rendered: str, *, position: int, message: str) -> None:
+        super().__init__(rendered, code="MEMORY", message=message)
+        self.position = position
+
+
 class CeqlInternalError(CeqlError):
     """A bug in ceql (a Rust panic, caught at the boundary). Please report it."""
 
@@ -138,6 +149,10 @@ def _compile_error(code: str, rendered: str, line: int, column: int, end_column:
 
 def _event_error(position: int, field: str, event_type: Optional[str], message: str, rendered: str) -> CeqlEventError:
     return CeqlEventError(rendered, position=position, field=field, event_type=event_type, message=message)
+
+
+def _memory_error(position: int, field: str, event_type: Optional[str], message: str, rendered: str) -> CeqlMemoryError:
+    return CeqlMemoryError(rendered, position=position, message=message)
 
 
 def _internal_error(what: str) -> CeqlInternalError:

@@ -41,7 +41,12 @@ fn one(name: &str) {
         let driver = Driver::new(&w.query, &w.stream.types);
         let n = w.stream.events.len();
         let (t_update, _) = best_of(3, || driver.run(&w.stream, false, &mut out));
-        let (t_full, matches) = best_of(3, || driver.run_prefix(&w.stream, w.full_events, true, &mut out));
+        let mut positions = 0;
+        let (t_full, matches) = best_of(3, || {
+            let (m, p) = driver.run_counting_positions(&w.stream, w.full_events, &mut out);
+            positions = p;
+            m
+        });
         // Memory held per event: tECS nodes allocated per event, as bytes.
         let q = Arc::new(CompiledQuery::compile(&w.query, None, CompileOptions::default()).unwrap());
         let mut rt = Runtime::new(q, RuntimeOptions { enumerate: false, ..RuntimeOptions::default() });
@@ -54,10 +59,11 @@ fn one(name: &str) {
         let st = rt.statistics();
         let bytes_per_event = rt.arena_allocated() as f64 * 32.0 / 200_000.0;
         println!(
-            "| {name} | {:.1} | {:.1}{} | {matches} | {} | {:.0} | {:.0} |",
+            "| {name} | {:.1} | {:.1}{} | {:.0} | {matches} | {} | {:.0} | {:.0} |",
             n as f64 / t_update / 1e6,
             w.full_events as f64 / t_full / 1e6,
             if w.full_events < n { format!(" ({}k events)", w.full_events / 1000) } else { String::new() },
+            positions as f64 / t_full / 1e6,
             st.det_states,
             bytes_per_event,
             peak_rss_mib()
@@ -65,18 +71,24 @@ fn one(name: &str) {
         return;
     }
     let Some(path) = stock_path() else {
-        println!("| {name} | skipped: stock_data.csv not found | | | | | |");
+        println!("| {name} | skipped: stock_data.csv not found | | | | | | |");
         return;
     };
     let batches = load_stock(&path).unwrap();
     let (_, query) = stock_queries().into_iter().find(|(q, _)| *q == name).expect("known workload");
     let events: u64 = batches.iter().map(|b| b.num_rows() as u64).sum();
     let (t_update, _) = best_of(3, || ceql_benches::run_batches(&query, &batches, false, &mut out).1);
-    let (t_full, matches) = best_of(3, || ceql_benches::run_batches(&query, &batches, true, &mut out).1);
+    let mut positions = 0;
+    let (t_full, matches) = best_of(3, || {
+        let (_, m, p) = ceql_benches::run_batches(&query, &batches, true, &mut out);
+        positions = p;
+        m
+    });
     println!(
-        "| stock {name} | {:.1} | {:.1} | {matches} | | | {:.0} |",
+        "| stock {name} | {:.1} | {:.1} | {:.0} | {matches} | | | {:.0} |",
         events as f64 / t_update / 1e6,
         events as f64 / t_full / 1e6,
+        positions as f64 / t_full / 1e6,
         peak_rss_mib()
     );
 }
@@ -95,8 +107,10 @@ fn main() {
         .map(|w| w.name)
         .collect();
     names.extend(stock_queries().into_iter().map(|(n, _)| n.to_string()));
-    println!("| workload | update (M events/s) | full (M events/s) | matches | det-states | tECS bytes/event | peak RSS (MiB) |");
-    println!("|---|---|---|---|---|---|---|");
+    println!(
+        "| workload | update (M events/s) | full (M events/s) | full (M positions/s) | matches | det-states | tECS bytes/event | peak RSS (MiB) |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
     for name in names.iter().filter(|n| n.contains(&filter)) {
         let status = Command::new(&args[0]).args(["--one", name]).status().expect("child runs");
         assert!(status.success(), "{name} failed");

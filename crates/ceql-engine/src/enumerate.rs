@@ -38,11 +38,15 @@ impl Enumerator {
                 let node = arena.get(m);
                 match m.kind() {
                     NodeKind::Bottom => {
-                        out.begin(node.a, end);
+                        if !out.begin(node.a, end) {
+                            return emitted;
+                        }
                         let mut cell = p;
                         while cell != NIL {
                             let (pos, next) = self.cons[cell as usize];
-                            out.push_position(pos);
+                            if !out.push_position(pos) {
+                                return emitted;
+                            }
                             cell = next;
                         }
                         out.finish();

@@ -56,12 +56,44 @@ pub struct EventError {
     pub event_type: Option<String>,
     /// What is wrong.
     pub message: String,
+    /// Data error, or no memory for the output.
+    pub kind: EventErrorKind,
+}
+
+/// What an [`EventError`] is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventErrorKind {
+    /// The event itself is malformed.
+    Data,
+    /// The event was processed, but memory for the complex events it completed
+    /// could not be obtained (the output, unlike the state, grows with the answer).
+    OutputMemory,
 }
 
 impl EventError {
     /// A new error about `field` of the event at `position`.
     pub fn new(position: u64, field: impl Into<String>, event_type: Option<&str>, message: impl Into<String>) -> Self {
-        EventError { position, field: field.into(), event_type: event_type.map(str::to_string), message: message.into() }
+        EventError {
+            position,
+            field: field.into(),
+            event_type: event_type.map(str::to_string),
+            message: message.into(),
+            kind: EventErrorKind::Data,
+        }
+    }
+
+    /// The output of the event at `position` did not fit in memory.
+    pub fn out_of_memory(position: u64) -> Self {
+        EventError {
+            kind: EventErrorKind::OutputMemory,
+            ..EventError::new(
+                position,
+                "output",
+                None,
+                "not enough memory for the complex events completed by this event; bound the output \
+                 (WITHIN, LIMIT, CONSUME BY, a strategy) or consume it in smaller batches",
+            )
+        }
     }
 }
 

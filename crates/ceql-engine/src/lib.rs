@@ -49,7 +49,7 @@ pub const RESERVED_FIELDS: [&str; 2] = ["type", "stream"];
 pub fn is_reserved_field(name: &str) -> bool {
     RESERVED_FIELDS.contains(&name)
 }
-pub use error::{CompileError, EventError};
+pub use error::{CompileError, EventError, EventErrorKind};
 pub use output::{MatchBuffer, MatchRef};
 pub use query::{CompileOptions, CompiledQuery};
 pub use runtime::{LatePolicy, Runtime, RuntimeOptions, RuntimeStats, SnapshotError, Statistics, Target};

@@ -18,6 +18,13 @@ pub struct MatchBuffer {
     pub offsets: Vec<u64>,
     /// Concatenated data positions.
     pub positions: Vec<u64>,
+    /// Count complex events and positions instead of storing them.
+    count_only: bool,
+    counted: u64,
+    counted_positions: u64,
+    /// Set when memory for the output could not be obtained: enumeration stops
+    /// and the push reports an error instead of aborting the process.
+    overflow: bool,
 }
 
 /// One complex event borrowed from a [`MatchBuffer`].
@@ -40,7 +47,50 @@ impl Default for MatchBuffer {
 impl MatchBuffer {
     /// An empty buffer.
     pub fn new() -> Self {
-        MatchBuffer { starts: Vec::new(), ends: Vec::new(), offsets: vec![0], positions: Vec::new() }
+        MatchBuffer {
+            starts: Vec::new(),
+            ends: Vec::new(),
+            offsets: vec![0],
+            positions: Vec::new(),
+            count_only: false,
+            counted: 0,
+            counted_positions: 0,
+            overflow: false,
+        }
+    }
+
+    /// A buffer that only counts: full enumeration without storing the output
+    /// (benchmarks, counting large outputs).
+    pub fn counting() -> Self {
+        MatchBuffer { count_only: true, ..Self::new() }
+    }
+
+    /// Complex events appended so far (stored or counted).
+    pub fn total(&self) -> u64 {
+        if self.count_only {
+            self.counted
+        } else {
+            self.len() as u64
+        }
+    }
+
+    /// Data positions appended so far (stored or counted).
+    pub fn total_positions(&self) -> u64 {
+        if self.count_only {
+            self.counted_positions
+        } else {
+            self.positions.len() as u64
+        }
+    }
+
+    /// Whether this buffer only counts.
+    pub fn is_counting(&self) -> bool {
+        self.count_only
+    }
+
+    /// True when memory for the output could not be obtained.
+    pub fn overflowed(&self) -> bool {
+        self.overflow
     }
 
     /// Number of complex events.
@@ -55,6 +105,9 @@ impl MatchBuffer {
 
     /// Removes every complex event, keeping the allocations.
     pub fn clear(&mut self) {
+        self.counted = 0;
+        self.counted_positions = 0;
+        self.overflow = false;
         self.starts.clear();
         self.ends.clear();
         self.offsets.clear();
@@ -104,6 +157,12 @@ impl MatchBuffer {
         RecordBatch::try_new(schema, columns).expect("columns match the schema")
     }
 
+    /// Adds `n` complex events with `positions` data positions to the counts.
+    pub(crate) fn add_counts(&mut self, n: u64, positions: u64) {
+        self.counted += n;
+        self.counted_positions += positions;
+    }
+
     /// Removes repeated complex events among those from index `first` on,
     /// keeping the first occurrence of each.
     pub fn dedupe_from(&mut self, first: usize) {
@@ -132,19 +191,49 @@ impl MatchBuffer {
         self.positions.truncate(self.offsets[n] as usize);
     }
 
+    /// Starts a complex event; false when there is no memory for it.
     #[inline]
-    pub(crate) fn begin(&mut self, start: u64, end: u64) {
+    pub(crate) fn begin(&mut self, start: u64, end: u64) -> bool {
+        if self.count_only {
+            self.counted += 1;
+            return true;
+        }
+        if !room(&mut self.starts) || !room(&mut self.ends) || !room(&mut self.offsets) {
+            self.overflow = true;
+            return false;
+        }
         self.starts.push(start);
         self.ends.push(end);
+        true
     }
 
+    /// Adds a data position to the complex event being built; false when there
+    /// is no memory for it.
     #[inline]
-    pub(crate) fn push_position(&mut self, p: u64) {
+    pub(crate) fn push_position(&mut self, p: u64) -> bool {
+        if self.count_only {
+            self.counted_positions += 1;
+            return true;
+        }
+        if !room(&mut self.positions) {
+            self.overflow = true;
+            return false;
+        }
         self.positions.push(p);
+        true
     }
 
     #[inline]
     pub(crate) fn finish(&mut self) {
-        self.offsets.push(self.positions.len() as u64);
+        if !self.count_only {
+            self.offsets.push(self.positions.len() as u64);
+        }
     }
+}
+
+/// Makes room for one more element, reporting allocation failure instead of
+/// aborting: output is the one thing that grows with the answer, not the window.
+#[inline]
+fn room<T>(v: &mut Vec<T>) -> bool {
+    v.len() < v.capacity() || v.try_reserve(v.len().max(1024)).is_ok()
 }

@@ -27,9 +27,13 @@ pub fn compile_error(py: Python<'_>, e: &CompileError) -> PyErr {
     )
 }
 
-/// A malformed event, naming its position and field.
+/// A malformed event, naming its position and field (or no memory for the output).
 pub fn event_error(py: Python<'_>, e: &EventError) -> PyErr {
-    from_factory(py, "_event_error", (e.position, e.field.clone(), e.event_type.clone(), e.message.clone(), e.to_string()))
+    let factory = match e.kind {
+        ceql_engine::EventErrorKind::Data => "_event_error",
+        ceql_engine::EventErrorKind::OutputMemory => "_memory_error",
+    };
+    from_factory(py, factory, (e.position, e.field.clone(), e.event_type.clone(), e.message.clone(), e.to_string()))
 }
 
 /// A bug in the engine.

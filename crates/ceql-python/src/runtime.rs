@@ -169,10 +169,11 @@ impl NativeRuntime {
     fn count_arrow(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<(u64, u64)> {
         self.run(py, |this| {
             let before = this.rt.statistics().runtime;
-            this.out.clear();
-            this.push_arrow_rows(py, data)?;
+            let kept = std::mem::replace(&mut this.out, MatchBuffer::counting());
+            let result = this.push_arrow_rows(py, data);
+            this.out = kept;
+            result?;
             let after = this.rt.statistics().runtime;
-            this.out.clear();
             Ok((after.events - before.events, after.matches - before.matches))
         })
     }

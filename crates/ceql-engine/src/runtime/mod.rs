@@ -143,6 +143,8 @@ pub struct Runtime {
     pub(crate) coordinate_marks: std::collections::VecDeque<(i64, u64)>,
     /// Facts of the query read on every event, copied out of the plan.
     pub(crate) facts: Facts,
+    /// Scratch output for deduplication when the caller only counts.
+    pub(crate) dedupe_scratch: MatchBuffer,
     /// Per type (last: unknown types): (cache clears + 1 when cached, class) for
     /// types whose class does not depend on the event; `u64::MAX` otherwise.
     pub(crate) fixed_classes: Vec<(u64, crate::det::ClassId)>,
@@ -209,6 +211,7 @@ impl Runtime {
                 dedupe: query.dedupe_output,
                 partitioned: query.is_partitioned(),
             },
+            dedupe_scratch: MatchBuffer::new(),
             fixed_classes: (0..=query.preds.len())
                 .map(|t| {
                     let plain = t == query.preds.len() || (query.preds[t].is_empty() && query.declared_reads[t].is_empty());
@@ -329,10 +332,13 @@ impl Runtime {
         if self.facts.time_based && self.coordinate_marks.back().is_none_or(|&(last, _)| last < w) {
             self.coordinate_marks.push_back((w, position));
         }
-        let start = out.len();
+        let start = out.total();
         self.on_event(class, position, w, out);
-        self.stats.matches += (out.len() - start) as u64;
+        self.stats.matches += out.total() - start;
         self.reclaim();
+        if out.overflowed() {
+            return Err(EventError::out_of_memory(position));
+        }
         Ok(())
     }
 

@@ -98,7 +98,17 @@ impl Runtime {
         // det-states) can project to the same complex event; the output is a set,
         // so enumerate everything, remove duplicates, then apply LIMIT.
         let dedupe = self.facts.dedupe;
-        let first = out.len();
+        // Deduplication needs the positions: a counting buffer enumerates into the
+        // runtime's scratch buffer first.
+        let mut scratch = if dedupe && out.is_counting() { Some(std::mem::take(&mut self.dedupe_scratch)) } else { None };
+        let target: &mut MatchBuffer = match scratch.as_mut() {
+            Some(b) => {
+                b.clear();
+                b
+            }
+            None => &mut *out,
+        };
+        let first = target.len();
         let mut budget = if dedupe { u64::MAX } else { limit };
         for e in next.iter().filter(|_| any_final) {
             if !self.cache.is_final(e.det) || e.ul[0].max < tau {
@@ -112,12 +122,19 @@ impl Runtime {
                 if budget == 0 {
                     break;
                 }
-                budget -= self.enumerator.enumerate(&self.arena, item, position, tau, budget, out);
+                budget -= self.enumerator.enumerate(&self.arena, item, position, tau, budget, target);
+                if target.overflowed() {
+                    break;
+                }
             }
         }
         if dedupe {
-            out.dedupe_from(first);
-            out.truncate(first + limit.min((out.len() - first) as u64) as usize);
+            target.dedupe_from(first);
+            target.truncate(first + limit.min((target.len() - first) as u64) as usize);
+        }
+        if let Some(b) = scratch {
+            out.add_counts((b.len() - first) as u64, b.positions.len() as u64);
+            self.dedupe_scratch = b;
         }
 
         // CONSUME BY (§3.10): tested on O_j before LIMIT.
