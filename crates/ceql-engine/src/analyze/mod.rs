@@ -198,6 +198,8 @@ pub struct CheckOptions {
 /// Runs every check on `query` against the declarations `decls`.
 pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions) -> Result<Plan, Diagnostic> {
     let mut warnings = Vec::new();
+    // Literals (E0101): regular expressions of LIKE, before any name or type check.
+    typing::check_like_patterns(&query.pattern)?;
     // Names (E02xx), including the clause-level names of PARTITION BY and WITHIN.
     let resolved = names::resolve(query, decls)?;
     let window = clauses::window(query, &resolved.schema)?;

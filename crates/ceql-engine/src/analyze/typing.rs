@@ -68,6 +68,35 @@ pub(crate) fn for_each_attr(p: &Pred, f: &mut dyn FnMut(&ast::Ident)) {
     }
 }
 
+/// E0101: every `LIKE` pattern must be a valid regular expression. Checked before
+/// names and types, like the other literal errors.
+pub(super) fn check_like_patterns(pattern: &Cel) -> Result<(), Diagnostic> {
+    fn walk(p: &Pred) -> Result<(), Diagnostic> {
+        match p {
+            Pred::And(a, b) | Pred::Or(a, b) => {
+                walk(a)?;
+                walk(b)
+            }
+            Pred::Not(a, _) => walk(a),
+            Pred::Like { pattern, pattern_span, .. } => regex::Regex::new(pattern).map(|_| ()).map_err(|err| {
+                let detail = match err {
+                    regex::Error::Syntax(s) => s.lines().last().unwrap_or("").trim().to_string(),
+                    other => other.to_string(),
+                };
+                Diagnostic::error("E0101", format!("invalid regular expression: {detail}"), *pattern_span)
+            }),
+            _ => Ok(()),
+        }
+    }
+    let mut result = Ok(());
+    for_each_filter_term(pattern, &mut |_, pred| {
+        if result.is_ok() {
+            result = walk(pred);
+        }
+    });
+    result
+}
+
 /// Type-checks every filter of the query.
 pub(super) fn check_filters(query: &ast::Query, r: &Resolved, warnings: &mut Vec<Diagnostic>) -> Result<(), Diagnostic> {
     let mut result = Ok(());
