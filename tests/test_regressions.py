@@ -137,9 +137,7 @@ def test_arrow_match_events_of_empty_match():
     assert m.events == []
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: an invalid LIKE regular expression (E0101, a syntax-class "
-                                       "error) is reported after name/type/scope errors; §4 runs the checks "
-                                       "in the order syntax, names, types, scope")
+# fixed in 769e2dd: an invalid LIKE regular expression (E0101) was reported after name/type/scope errors
 @pytest.mark.parametrize("query, schema", [
     ("SELECT * WHERE A FILTER zz[s LIKE '(']", None),  # engine: E0203
     ("SELECT * WHERE (A FILTER B[s LIKE '(']) ; B", None),  # engine: E0301
