@@ -66,12 +66,10 @@ AS_NAMES = ("x", "y")
 import os as _os
 
 KNOWN_BUGS = {
+    # (all engine bugs found so far are fixed; see tests/test_regressions.py)
     # not an engine bug but an oracle/engine disagreement on an unclear point: NULL op 'str'
     # (oracle: NULL, no data error; engine: data error). Avoided: no NULL next to a bad value.
     "null_operand_type_error",
-    # an invalid LIKE regular expression (E0101) is reported after name / type / scope errors
-    # (E0201, E0203, E0204, E0300, E0301) instead of first (§4: syntax, names, types, scope)
-    "regex_error_order",
 }
 # Substrings of CeqlInternalError messages (engine panics) of known bugs: such cases are
 # discarded (hypothesis.assume) rather than failed. Empty: the one found so far is fixed.
