@@ -124,6 +124,8 @@ def test_time_field_units_and_time_going_backwards():
     assert as_triples(q.run([ev("A", 5), ev("B", 3), ev("B", 6)], time_field="ts", late="drop")) == [(0, 2, (0, 2))]
     with pytest.raises(ceql.CeqlEventError):
         q.run([{"type": "A"}], time_field="ts")
+    # With late="drop", an event without time stamp is dropped like a late one (§3.7).
+    assert as_triples(q.run([ev("A", 0), {"type": "B"}, ev("B", 1)], time_field="ts", late="drop")) == [(0, 2, (0, 2))]
     with pytest.raises(ValueError):
         q.run([], time_field="ts", time_unit="minutes")
 

@@ -106,6 +106,11 @@ impl Runtime {
                         ValueRef::Int(v) => v.saturating_mul(factor),
                         ValueRef::Float(f) if f.is_finite() => (f * factor as f64) as i64,
                         ValueRef::Timestamp(ns) => ns,
+                        // A NULL coordinate is a late event (§3.7) when late events are
+                        // dropped; by default the input must carry every time stamp.
+                        ValueRef::Absent | ValueRef::Null if self.options.late_time_stamps == LatePolicy::Drop => {
+                            return Ok(Outcome::Late)
+                        }
                         ValueRef::Absent | ValueRef::Null => {
                             return Err((name, "missing time stamp: a time window needs one on every event".into()))
                         }
