@@ -68,8 +68,8 @@ impl Driver {
         let row: &[ValueRef<'_>] = &[];
         for &e in &workload.events[..n.min(workload.events.len())] {
             rt.push_target(self.targets[e as usize], row, out).expect("valid event");
-            matches += out.len() as u64;
-            positions += out.positions.len() as u64;
+            matches += out.total();
+            positions += out.total_positions();
             out.clear();
         }
         (matches, positions)
@@ -82,7 +82,7 @@ impl Driver {
         let row: &[ValueRef<'_>] = &[];
         for &e in &workload.events[..n.min(workload.events.len())] {
             rt.push_target(self.targets[e as usize], row, out).expect("valid event");
-            total += out.len() as u64;
+            total += out.total();
             out.clear();
         }
         total
@@ -127,8 +127,8 @@ pub fn run_batches(text: &str, batches: &[RecordBatch], enumerate: bool, out: &m
         while offset < b.num_rows() {
             let n = 4096.min(b.num_rows() - offset);
             rt.push_batch(&b.slice(offset, n), out).expect("valid batch");
-            matches += out.len() as u64;
-            positions += out.positions.len() as u64;
+            matches += out.total();
+            positions += out.total_positions();
             out.clear();
             offset += n;
         }

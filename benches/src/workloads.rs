@@ -27,6 +27,37 @@ fn noise() -> Vec<String> {
     (1..=6).map(|i| format!("B{i}")).collect()
 }
 
+/// Names of every synthetic workload.
+pub fn synthetic_names() -> Vec<String> {
+    let mut v: Vec<String> = [3, 5, 7, 9].iter().map(|n| format!("seq{n}_w100")).collect();
+    v.extend([50u64, 100, 150, 200, 10_000, 1_000_000].iter().map(|w| format!("no_output_w{w}")));
+    v.extend(["k3", "k5", "d3", "d5"].iter().map(|s| s.to_string()));
+    v
+}
+
+/// The synthetic workload `name`, generating only its stream.
+pub fn synthetic(name: &str) -> Option<Synthetic> {
+    if let Some(n) = name.strip_prefix("seq").and_then(|r| r.strip_suffix("_w100")).and_then(|n| n.parse::<usize>().ok()) {
+        let t = Workload::sequence_types(n);
+        return Some(Synthetic {
+            name: name.to_string(),
+            query: crate::sequence_query(n, 100),
+            stream: Workload::uniform(&types(&t), EVENTS, n as u64),
+            full_events: EVENTS,
+        });
+    }
+    if let Some(w) = name.strip_prefix("no_output_w").and_then(|w| w.parse::<u64>().ok()) {
+        let t: Vec<String> = ["A1", "A2"].iter().map(|s| s.to_string()).chain(noise()).collect();
+        return Some(Synthetic {
+            name: name.to_string(),
+            query: crate::sequence_query(3, w),
+            stream: Workload::uniform(&types(&t), EVENTS, 7),
+            full_events: EVENTS,
+        });
+    }
+    iteration_and_disjunction().into_iter().find(|w| w.name == name)
+}
+
 /// `A1 ; ... ; An WITHIN 100 EVENTS` for n = 3, 5, 7, 9 over A1..An, B1..B6.
 pub fn sequences() -> Vec<Synthetic> {
     [3, 5, 7, 9]

@@ -16,12 +16,11 @@ def join_events(matches: Any, events: Any) -> Any:
 
     if isinstance(events, pa.RecordBatch):
         events = pa.Table.from_batches([events])
-    positions = matches.column("positions")
+    positions = matches.column("positions").combine_chunks()
     parents = pc.list_parent_indices(positions)
     flat = pc.list_flatten(positions)
     # index inside the match = flat offset - offset of the match's first element
-    offsets = pa.concat_arrays([c.offsets for c in positions.chunks]) if positions.num_chunks > 1 else positions.chunks[0].offsets
-    starts = pc.take(offsets, parents)
+    starts = pc.take(pc.subtract(positions.offsets, positions.offsets[0]), parents)
     index = pc.subtract(pa.array(range(len(flat)), pa.int64()), pc.cast(starts, pa.int64()))
     rows = events.take(flat)
     columns = {

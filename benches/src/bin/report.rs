@@ -5,7 +5,7 @@
 //!
 //! `cargo run --release -p ceql-benches --bin report [-- FILTER]`
 
-use ceql_benches::workloads::{iteration_and_disjunction, no_output, sequences, stock_queries};
+use ceql_benches::workloads::{stock_queries, synthetic, synthetic_names};
 use ceql_benches::{load_stock, stock_path, Driver};
 use ceql_engine::{CompileOptions, CompiledQuery, MatchBuffer, Runtime, RuntimeOptions};
 use std::process::Command;
@@ -33,16 +33,17 @@ fn best_of<F: FnMut() -> u64>(runs: usize, mut f: F) -> (f64, u64) {
     (best, out)
 }
 
-/// Runs one workload and prints its table row.
+/// Runs one workload and prints its table row. Full mode enumerates every complex
+/// event into a counting buffer, so that peak RSS reflects the evaluation state
+/// and not one event's output.
 fn one(name: &str) {
-    let mut out = MatchBuffer::new();
-    let synthetic = sequences().into_iter().chain(no_output()).chain(iteration_and_disjunction()).find(|w| w.name == name);
-    if let Some(w) = synthetic {
+    let mut out = MatchBuffer::counting();
+    if let Some(w) = synthetic(name) {
         let driver = Driver::new(&w.query, &w.stream.types);
         let n = w.stream.events.len();
-        let (t_update, _) = best_of(3, || driver.run(&w.stream, false, &mut out));
+        let (t_update, _) = best_of(5, || driver.run(&w.stream, false, &mut out));
         let mut positions = 0;
-        let (t_full, matches) = best_of(3, || {
+        let (t_full, matches) = best_of(5, || {
             let (m, p) = driver.run_counting_positions(&w.stream, w.full_events, &mut out);
             positions = p;
             m
@@ -77,9 +78,9 @@ fn one(name: &str) {
     let batches = load_stock(&path).unwrap();
     let (_, query) = stock_queries().into_iter().find(|(q, _)| *q == name).expect("known workload");
     let events: u64 = batches.iter().map(|b| b.num_rows() as u64).sum();
-    let (t_update, _) = best_of(3, || ceql_benches::run_batches(&query, &batches, false, &mut out).1);
+    let (t_update, _) = best_of(5, || ceql_benches::run_batches(&query, &batches, false, &mut out).1);
     let mut positions = 0;
-    let (t_full, matches) = best_of(3, || {
+    let (t_full, matches) = best_of(5, || {
         let (_, m, p) = ceql_benches::run_batches(&query, &batches, true, &mut out);
         positions = p;
         m
@@ -100,12 +101,7 @@ fn main() {
         return;
     }
     let filter = args.get(1).cloned().unwrap_or_default();
-    let mut names: Vec<String> = sequences()
-        .into_iter()
-        .chain(no_output())
-        .chain(iteration_and_disjunction())
-        .map(|w| w.name)
-        .collect();
+    let mut names = synthetic_names();
     names.extend(stock_queries().into_iter().map(|(n, _)| n.to_string()));
     println!(
         "| workload | update (M events/s) | full (M events/s) | full (M positions/s) | matches | det-states | tECS bytes/event | peak RSS (MiB) |"
