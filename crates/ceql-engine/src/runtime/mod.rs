@@ -75,7 +75,7 @@ impl Default for RuntimeOptions {
 /// Counters of one evaluation.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct RuntimeStats {
-    /// Events pushed (every position).
+    /// Events pushed (every position; equal to the next position).
     pub events: u64,
     /// Events that reached a partition.
     pub accepted: u64,
@@ -281,9 +281,8 @@ impl Runtime {
         let ty = match target {
             Target::Skip => {
                 self.position += 1;
-                self.stats.events += 1;
                 self.stats.skipped += 1;
-                if matches!(self.query.plan.window, WindowPlan::Events(_) | WindowPlan::Unbounded) {
+                if !self.facts.time_based {
                     self.max_w = position as i64;
                 }
                 self.reclaim();
@@ -296,7 +295,6 @@ impl Runtime {
             Ok(Outcome::Accept(w)) => w,
             Ok(Outcome::Late) => {
                 self.position += 1;
-                self.stats.events += 1;
                 self.stats.late += 1;
                 return Ok(());
             }
@@ -304,7 +302,6 @@ impl Runtime {
         };
         if !self.encode_key(ty, row) {
             self.position += 1;
-            self.stats.events += 1;
             self.stats.no_key += 1;
             self.max_w = self.max_w.max(w);
             self.reclaim();
@@ -326,7 +323,6 @@ impl Runtime {
         };
         // Committed: the event is accepted.
         self.position += 1;
-        self.stats.events += 1;
         self.stats.accepted += 1;
         self.max_w = self.max_w.max(w);
         if self.facts.time_based && self.coordinate_marks.back().is_none_or(|&(last, _)| last < w) {
@@ -387,7 +383,7 @@ impl Runtime {
             live.push(p.virtual_det);
             live.extend(p.table.iter().map(|e| e.det));
         }
-        let remap = self.cache.clear(live, self.stats.events);
+        let remap = self.cache.clear(live, self.position);
         for p in self.partitions.iter_mut() {
             p.virtual_det = remap[p.virtual_det as usize];
             for e in &mut p.table {
@@ -418,7 +414,7 @@ impl Runtime {
     /// Counters and sizes.
     pub fn statistics(&self) -> Statistics {
         Statistics {
-            runtime: RuntimeStats { partitions_created: self.partitions.created(), ..self.stats },
+            runtime: RuntimeStats { events: self.position, partitions_created: self.partitions.created(), ..self.stats },
             cache: self.cache.stats(),
             det_states: self.cache.num_states(),
             cache_bytes: self.cache.memory_bytes(),
