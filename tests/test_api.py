@@ -97,6 +97,17 @@ def test_event_errors_name_position_and_field():
     assert info.value.field == "n"
 
 
+def test_event_errors_name_the_wrongly_typed_field_not_its_neighbour():
+    q = ceql.compile("SELECT * FROM S WHERE A FILTER A[v + s > 1 OR 2 < w]")
+    for events in ([{"type": "A", "v": None, "s": "a"}], pa.table({"type": ["A"], "v": pa.array([None], pa.int64()), "s": ["a"]})):
+        with pytest.raises(ceql.CeqlEventError) as info:
+            q.run(events)
+        assert info.value.field == "s"
+    with pytest.raises(ceql.CeqlEventError) as info:
+        q.run([{"type": "A", "v": 1, "s": 2, "w": "x"}])
+    assert info.value.field == "w"
+
+
 def test_a_rejected_event_does_not_consume_a_position():
     q = ceql.compile("SELECT * FROM S WHERE A ; B FILTER A[v > 1]")
     s = q.stream()

@@ -89,7 +89,9 @@ pub fn eval_pred<R: Row + ?Sized>(p: &PredIr, row: &R) -> Result<Option<bool>, M
         PredIr::Not(a) => eval_pred(a, row)?.map(|b| !b),
         PredIr::Cmp(op, l, r) => {
             let (a, b) = (eval_expr(l, row)?, eval_expr(r, row)?);
-            compare(*op, a, b).map_err(|m| blame(m, l, r))?
+            // Blame an attribute before a constant: `s > 1` names `s` whichever side it is on.
+            let (first, second) = if matches!(*l, ExprIr::Const(_)) { (r, l) } else { (l, r) };
+            compare(*op, a, b).map_err(|m| blame(m, first, second))?
         }
         PredIr::Like(e, re) => match eval_expr(e, row)? {
             V::Null => None,
@@ -122,7 +124,8 @@ pub fn eval_pred<R: Row + ?Sized>(p: &PredIr, row: &R) -> Result<Option<bool>, M
     })
 }
 
-/// Attributes a type error to the first attribute of the operands.
+/// Attributes a type error to the first attribute of `a`, else of `b`. Callers pass
+/// the operand that holds the wrongly typed value first.
 fn blame(message: String, a: &ExprIr, b: &ExprIr) -> Mismatch {
     fn first_attr(e: &ExprIr) -> Option<AttrSlot> {
         match e {
@@ -151,7 +154,9 @@ fn eval_expr<'r, R: Row + ?Sized>(e: &'r ExprIr, row: &'r R) -> Result<V<'r>, Mi
         },
         ExprIr::Arith(op, l, r) => {
             let (a, b) = (eval_expr(l, row)?, eval_expr(r, row)?);
-            arith(*op, a, b).map_err(|m| blame(m, l, r))?
+            // Blame the operand whose value is not a number (the other may be NULL).
+            let bad = if matches!(a, V::Null | V::Int(_) | V::Float(_)) { r } else { l };
+            arith(*op, a, b).map_err(|m| blame(m, bad, bad))?
         }
     })
 }
@@ -328,5 +333,10 @@ mod tests {
         assert_eq!(err.slot, Some(0));
         assert!(err.message.contains("string"), "{}", err.message);
         assert!(eval("w LIKE 'x'", &row).is_err());
+        assert_eq!(eval("1 < v", &row).unwrap_err().slot, Some(0));
+        // The NULL operand is not blamed; the string is.
+        let row = [ValueRef::Null, ValueRef::Int(1), ValueRef::Str("a")];
+        assert_eq!(eval("v + s > 1", &row).unwrap_err().slot, Some(2));
+        assert_eq!(eval("w + (v - s) > 1", &row).unwrap_err().slot, Some(2));
     }
 }
