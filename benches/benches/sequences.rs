@@ -18,7 +18,9 @@ fn bench(c: &mut Criterion, group: &str, workloads: Vec<Synthetic>) {
         g.throughput(Throughput::Elements(w.stream.events.len() as u64));
         g.bench_function(format!("{}/update", w.name), |b| b.iter(|| driver.run(&w.stream, false, &mut out)));
         g.throughput(Throughput::Elements(w.full_events as u64));
-        g.bench_function(format!("{}/full", w.name), |b| b.iter(|| driver.run_prefix(&w.stream, w.full_events, true, &mut out)));
+        g.bench_function(format!("{}/full", w.name), |b| {
+            b.iter(|| driver.run_prefix(&w.stream, w.full_events, true, &mut out))
+        });
     }
     g.finish();
 }

@@ -18,6 +18,10 @@ fn main() {
             total = (total.0 + e, total.1 + m);
         }
         let dt = t.elapsed().as_secs_f64();
-        println!("enumerate={enumerate}: {:.2}M events/s, {} matches", total.0 as f64 / dt / 1e6, total.1 / repeat as u64);
+        println!(
+            "enumerate={enumerate}: {:.2}M events/s, {} matches",
+            total.0 as f64 / dt / 1e6,
+            total.1 / repeat as u64
+        );
     }
 }

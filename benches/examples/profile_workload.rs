@@ -10,7 +10,12 @@ fn main() {
     let name = std::env::args().nth(1).expect("workload name");
     let mode = std::env::args().nth(2).unwrap_or_else(|| "update".into());
     let n: usize = std::env::var("EVENTS").map_or(1_000_000, |v| v.parse().expect("EVENTS"));
-    let w = sequences().into_iter().chain(no_output()).chain(iteration_and_disjunction()).find(|w| w.name == name).expect("known workload");
+    let w = sequences()
+        .into_iter()
+        .chain(no_output())
+        .chain(iteration_and_disjunction())
+        .find(|w| w.name == name)
+        .expect("known workload");
     let driver = Driver::new(&w.query, &w.stream.types);
     let mut out = MatchBuffer::new();
     let t = Instant::now();

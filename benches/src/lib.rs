@@ -6,9 +6,9 @@ pub mod workloads;
 
 use arrow_array::RecordBatch;
 use ceql_engine::{CompileOptions, CompiledQuery, MatchBuffer, Runtime, RuntimeOptions, Target, ValueRef};
-use std::path::Path;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
+use std::path::Path;
 use std::sync::Arc;
 
 /// A stream of event types (indexes into `types`).
@@ -49,7 +49,8 @@ pub struct Driver {
 impl Driver {
     /// Compiles `text` for the types of `workload`.
     pub fn new(text: &str, types: &[String]) -> Driver {
-        let query = Arc::new(CompiledQuery::compile(text, None, CompileOptions::default()).expect("benchmark query compiles"));
+        let query =
+            Arc::new(CompiledQuery::compile(text, None, CompileOptions::default()).expect("benchmark query compiles"));
         let probe = Runtime::new(query.clone(), RuntimeOptions::default());
         let targets = types.iter().map(|t| probe.resolve_target(None, t).expect("type resolves")).collect();
         Driver { query, targets }
@@ -102,7 +103,11 @@ pub fn load_stock(path: &Path) -> std::io::Result<Vec<RecordBatch>> {
         Field::new("stock_time", DataType::Int64, false),
     ]));
     let file = std::fs::File::open(path)?;
-    let reader = arrow_csv::ReaderBuilder::new(schema).with_header(true).with_batch_size(65_536).build(file).map_err(std::io::Error::other)?;
+    let reader = arrow_csv::ReaderBuilder::new(schema)
+        .with_header(true)
+        .with_batch_size(65_536)
+        .build(file)
+        .map_err(std::io::Error::other)?;
     reader.collect::<Result<Vec<_>, _>>().map_err(std::io::Error::other)
 }
 
@@ -119,7 +124,8 @@ pub fn stock_path() -> Option<std::path::PathBuf> {
 /// Runs a query over Arrow batches, fed in slices of 4,096 rows with the output
 /// buffer cleared after each; returns (events, complex events, data positions).
 pub fn run_batches(text: &str, batches: &[RecordBatch], enumerate: bool, out: &mut MatchBuffer) -> (u64, u64, u64) {
-    let query = Arc::new(CompiledQuery::compile(text, None, CompileOptions::default()).expect("benchmark query compiles"));
+    let query =
+        Arc::new(CompiledQuery::compile(text, None, CompileOptions::default()).expect("benchmark query compiles"));
     let mut rt = Runtime::new(query, RuntimeOptions { enumerate, ..RuntimeOptions::default() });
     let (mut matches, mut positions) = (0, 0);
     for b in batches {

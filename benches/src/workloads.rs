@@ -37,7 +37,9 @@ pub fn synthetic_names() -> Vec<String> {
 
 /// The synthetic workload `name`, generating only its stream.
 pub fn synthetic(name: &str) -> Option<Synthetic> {
-    if let Some(n) = name.strip_prefix("seq").and_then(|r| r.strip_suffix("_w100")).and_then(|n| n.parse::<usize>().ok()) {
+    if let Some(n) =
+        name.strip_prefix("seq").and_then(|r| r.strip_suffix("_w100")).and_then(|n| n.parse::<usize>().ok())
+    {
         let t = Workload::sequence_types(n);
         return Some(Synthetic {
             name: name.to_string(),

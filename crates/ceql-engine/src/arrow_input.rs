@@ -107,7 +107,13 @@ impl<'a> Column<'a> {
     fn fits(&self, t: AttrType) -> bool {
         match self {
             Column::Absent | Column::Null => true,
-            Column::I64(_) | Column::I32(_) | Column::I16(_) | Column::I8(_) | Column::U32(_) | Column::U16(_) | Column::U8(_) => {
+            Column::I64(_)
+            | Column::I32(_)
+            | Column::I16(_)
+            | Column::I8(_)
+            | Column::U32(_)
+            | Column::U16(_)
+            | Column::U8(_) => {
                 matches!(t, AttrType::Int | AttrType::Double | AttrType::PrimaryTime)
             }
             Column::F64(_) | Column::F32(_) => t == AttrType::Double,
@@ -163,7 +169,11 @@ impl<'a> Column<'a> {
             Column::U32(a) => prim!(a, |v| ValueRef::Int(v as i64)),
             Column::U16(a) => prim!(a, |v| ValueRef::Int(v as i64)),
             Column::U8(a) => prim!(a, |v| ValueRef::Int(v as i64)),
-            Column::U64(a) => prim!(a, |v: u64| if v <= i64::MAX as u64 { ValueRef::Int(v as i64) } else { ValueRef::Float(v as f64) }),
+            Column::U64(a) => prim!(a, |v: u64| if v <= i64::MAX as u64 {
+                ValueRef::Int(v as i64)
+            } else {
+                ValueRef::Float(v as f64)
+            }),
             Column::F64(a) => prim!(a, ValueRef::Float),
             Column::F32(a) => prim!(a, |v| ValueRef::Float(v as f64)),
             Column::Str(s) => s.get(i).map_or(ValueRef::Null, ValueRef::Str),
@@ -224,13 +234,24 @@ impl Runtime {
     pub fn push_batch(&mut self, batch: &RecordBatch, out: &mut MatchBuffer) -> Result<(), EventError> {
         let schema = batch.schema();
         let col = |name: &str| schema.index_of(name).ok().map(|i| batch.column(i));
-        let type_col = col("type").ok_or_else(|| EventError::new(self.next_position(), "type", None, "the batch has no `type` column"))?;
+        let type_col = col("type")
+            .ok_or_else(|| EventError::new(self.next_position(), "type", None, "the batch has no `type` column"))?;
         let types = StrColumn::of(type_col).ok_or_else(|| {
-            EventError::new(self.next_position(), "type", None, format!("`type` must be a string column, found {}", type_col.data_type()))
+            EventError::new(
+                self.next_position(),
+                "type",
+                None,
+                format!("`type` must be a string column, found {}", type_col.data_type()),
+            )
         })?;
         let streams = match col("stream") {
             Some(c) => Some(StrColumn::of(c).ok_or_else(|| {
-                EventError::new(self.next_position(), "stream", None, format!("`stream` must be a string column, found {}", c.data_type()))
+                EventError::new(
+                    self.next_position(),
+                    "stream",
+                    None,
+                    format!("`stream` must be a string column, found {}", c.data_type()),
+                )
             })?),
             None => None,
         };

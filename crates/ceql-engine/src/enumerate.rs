@@ -24,7 +24,15 @@ pub struct Enumerator {
 impl Enumerator {
     /// Appends to `out` the complex events `([start, end], D)` of `root` with
     /// `w(start) ≥ tau`, at most `budget` of them; returns how many were appended.
-    pub fn enumerate(&mut self, arena: &Arena, root: Item, end: u64, tau: i64, budget: u64, out: &mut MatchBuffer) -> u64 {
+    pub fn enumerate(
+        &mut self,
+        arena: &Arena,
+        root: Item,
+        end: u64,
+        tau: i64,
+        budget: u64,
+        out: &mut MatchBuffer,
+    ) -> u64 {
         if root.max < tau || budget == 0 {
             return 0;
         }

@@ -2,14 +2,14 @@
 //! predicates interned per type. A [`CompiledQuery`] is immutable and can be shared
 //! by any number of evaluations ([`crate::Runtime`]).
 
+use crate::analyze::validate_declarations;
 use crate::analyze::{analyze, CheckOptions, Plan, WindowPlan};
 use crate::cea::{build_cea, Cea};
+use crate::det::StrategyKind;
 use crate::error::CompileError;
 use crate::predicate::{AttrSlot, PredIr};
 use crate::schema::TypeId;
 use crate::value::AttrType;
-use crate::analyze::validate_declarations;
-use crate::det::StrategyKind;
 use ceql_syntax::ast::{ConsumePolicy, Strategy};
 use ceql_syntax::Diagnostic;
 use std::sync::Arc;
@@ -79,8 +79,8 @@ impl CompiledQuery {
         decls.extend(parsed.streams.iter().cloned());
         let opts = CheckOptions { compat_ignore_strategy: options.compat_ignore_strategy };
         let plan = analyze(&parsed.query, &decls, opts).map_err(|d| CompileError::new(d, text, "query"))?;
-        let (mut cea, mut table) =
-            build_cea(&plan.pattern, &plan.schema, &plan.projection).map_err(|d| CompileError::new(d, text, "query"))?;
+        let (mut cea, mut table) = build_cea(&plan.pattern, &plan.schema, &plan.projection)
+            .map_err(|d| CompileError::new(d, text, "query"))?;
         let strategy = match plan.strategy {
             Strategy::All | Strategy::Any => StrategyKind::All,
             Strategy::Strict => {
@@ -156,7 +156,8 @@ impl CompiledQuery {
                     .collect()
             })
             .collect();
-        let dedupe_output = strategy == StrategyKind::Max && !matches!(plan.projection, crate::analyze::Projection::All);
+        let dedupe_output =
+            strategy == StrategyKind::Max && !matches!(plan.projection, crate::analyze::Projection::All);
         Ok(CompiledQuery {
             text: text.to_string(),
             schema_text: schema.map(str::to_string),

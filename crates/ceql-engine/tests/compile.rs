@@ -26,15 +26,23 @@ fn sequence_of_three_has_four_states_and_two_skip_loops() {
     let c = q("SELECT * FROM S WHERE A ; B ; C");
     check_invariants(&c);
     assert_eq!(c.cea.num_states, 4);
-    let loops = c.cea.out.iter().enumerate().flat_map(|(p, t)| t.iter().filter(move |t| t.target as usize == p)).count();
+    let loops =
+        c.cea.out.iter().enumerate().flat_map(|(p, t)| t.iter().filter(move |t| t.target as usize == p)).count();
     assert_eq!(loops, 2);
 }
 
 #[test]
 fn every_formula_shape_satisfies_the_invariants() {
     for f in [
-        "A+", "A:+", "(A ; B)+", "A ; B:+ ; C", "A : NOT(B):+ : C", "NOT(B) ; C", "(A OR B) AS x ; C FILTER x[v > 1]",
-        "A FILTER A[v > 1] OR A[v < -1]", "((A ; B)+ OR C:+) ; (A : B)+",
+        "A+",
+        "A:+",
+        "(A ; B)+",
+        "A ; B:+ ; C",
+        "A : NOT(B):+ : C",
+        "NOT(B) ; C",
+        "(A OR B) AS x ; C FILTER x[v > 1]",
+        "A FILTER A[v > 1] OR A[v < -1]",
+        "((A ; B)+ OR C:+) ; (A : B)+",
     ] {
         check_invariants(&q(&format!("SELECT * FROM S WHERE {f}")));
     }

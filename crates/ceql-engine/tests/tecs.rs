@@ -19,8 +19,7 @@ fn union_gadgets_keep_every_open_complex_event() {
     let mut a = Arena::new();
     // Four runs that all started at position 3 (max 3), extended differently.
     let b = Item { node: a.bottom(3, 3), max: 3 };
-    let leaves: Vec<Item> =
-        (4..8).map(|p| Item { node: a.output(p, b.node, b.max), max: 3 }).collect();
+    let leaves: Vec<Item> = (4..8).map(|p| Item { node: a.output(p, b.node, b.max), max: 3 }).collect();
     // (a) and (b): union of non-union nodes.
     let u01 = a.union(leaves[0], leaves[1]);
     let u23 = a.union(leaves[2], leaves[3]);

@@ -25,7 +25,11 @@ impl ArrowBatch {
     /// Arrow PyCapsule interface: (schema capsule, array capsule). The batch can be
     /// exported once.
     #[pyo3(signature = (requested_schema=None))]
-    fn __arrow_c_array__<'py>(&mut self, py: Python<'py>, requested_schema: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyTuple>> {
+    fn __arrow_c_array__<'py>(
+        &mut self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
         let _ = requested_schema;
         let batch = self.batch.take().ok_or_else(|| PyValueError::new_err("this Arrow batch was already exported"))?;
         let data = StructArray::from(batch).into_data();

@@ -7,10 +7,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Builds an exception through a factory function of `ceql.errors`.
 fn from_factory<'py>(py: Python<'py>, factory: &str, args: impl pyo3::call::PyCallArgs<'py>) -> PyErr {
-    let built = py
-        .import("ceql.errors")
-        .and_then(|m| m.getattr(factory))
-        .and_then(|f| f.call1(args));
+    let built = py.import("ceql.errors").and_then(|m| m.getattr(factory)).and_then(|f| f.call1(args));
     match built {
         Ok(exc) => PyErr::from_value(exc),
         Err(e) => e,

@@ -61,7 +61,9 @@ impl Match {
     #[getter]
     fn events(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         match &self.shared.source {
-            Some(src) => Ok(src.bind(py).call_method1("events_at", (PyList::new(py, self.get().positions)?,))?.unbind()),
+            Some(src) => {
+                Ok(src.bind(py).call_method1("events_at", (PyList::new(py, self.get().positions)?,))?.unbind())
+            }
             None => Err(pyo3::exceptions::PyValueError::new_err("this match has no event source")),
         }
     }
@@ -95,7 +97,11 @@ impl Match {
 
 /// Builds the Python list of `Match` objects for the complex events in `buf`
 /// (which is taken, leaving an empty buffer behind).
-pub fn to_match_list<'py>(py: Python<'py>, buf: &mut MatchBuffer, source: Option<&Py<PyAny>>) -> PyResult<Bound<'py, PyList>> {
+pub fn to_match_list<'py>(
+    py: Python<'py>,
+    buf: &mut MatchBuffer,
+    source: Option<&Py<PyAny>>,
+) -> PyResult<Bound<'py, PyList>> {
     let n = buf.len();
     let shared = Arc::new(Shared { buf: std::mem::take(buf), source: source.map(|s| s.clone_ref(py)) });
     let items = (0..n).map(|index| Match { shared: shared.clone(), index });

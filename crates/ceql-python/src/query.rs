@@ -33,7 +33,14 @@ impl NativeQuery {
             .iter()
             .map(|d| {
                 let loc = d.location(&self.inner.text);
-                (d.code.to_string(), d.render(&self.inner.text, "query"), loc.line, loc.column, loc.end_column, d.message.clone())
+                (
+                    d.code.to_string(),
+                    d.render(&self.inner.text, "query"),
+                    loc.line,
+                    loc.column,
+                    loc.end_column,
+                    d.message.clone(),
+                )
             })
             .collect()
     }

@@ -76,9 +76,10 @@ impl NativeRuntime {
                     absent.push(i);
                     self.values.push(Value::Null);
                 }
-                Some(v) => self.values.push(to_value(&v).map_err(|m| {
-                    event_error(py, &EventError::new(position, name.clone(), Some(&ty), m))
-                })?),
+                Some(v) => self.values.push(
+                    to_value(&v)
+                        .map_err(|m| event_error(py, &EventError::new(position, name.clone(), Some(&ty), m)))?,
+                ),
             }
         }
         let mut refs: Vec<ValueRef<'_>> = self.values.iter().map(Value::as_ref).collect();
@@ -115,7 +116,12 @@ impl NativeRuntime {
         if let Some(s) = max_det_states {
             options.cache.max_det_states = s;
         }
-        NativeRuntime { rt: Runtime::new(query.inner.clone(), options), out: MatchBuffer::new(), values: Vec::new(), poisoned: false }
+        NativeRuntime {
+            rt: Runtime::new(query.inner.clone(), options),
+            out: MatchBuffer::new(),
+            values: Vec::new(),
+            poisoned: false,
+        }
     }
 
     /// Attribute names read from each event.
@@ -135,7 +141,12 @@ impl NativeRuntime {
 
     /// Pushes every mapping of the iterable `events`; returns the matches.
     #[pyo3(signature = (events, source=None))]
-    fn push_events<'py>(&mut self, py: Python<'py>, events: &Bound<'py, PyAny>, source: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyList>> {
+    fn push_events<'py>(
+        &mut self,
+        py: Python<'py>,
+        events: &Bound<'py, PyAny>,
+        source: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
         self.run(py, |this| {
             this.out.clear();
             for ev in events.try_iter()? {
@@ -147,7 +158,12 @@ impl NativeRuntime {
 
     /// Pushes every row of an Arrow-compatible object (`__arrow_c_stream__`).
     #[pyo3(signature = (data, source=None))]
-    fn push_arrow<'py>(&mut self, py: Python<'py>, data: &Bound<'py, PyAny>, source: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyList>> {
+    fn push_arrow<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+        source: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
         self.run(py, |this| {
             this.out.clear();
             this.push_arrow_rows(py, data)?;

@@ -69,8 +69,7 @@ impl Diagnostic {
         let pad = " ".repeat(gutter);
         let text = line_text(source, loc.line);
         // Tabs before the caret are kept so the caret lines up in a terminal.
-        let lead: String =
-            text.chars().take(loc.column - 1).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+        let lead: String = text.chars().take(loc.column - 1).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
         let carets = "^".repeat(loc.end_column - loc.column);
         let mut out = String::new();
         let _ = writeln!(out, "{kind}[{}]: {}", self.code, self.message);

@@ -179,9 +179,42 @@ fn ident(i: &Ident) -> String {
 
 fn is_reserved(word: &str) -> bool {
     const RESERVED: [&str; 34] = [
-        "ALL", "AND", "ANY", "AS", "BY", "CONSUME", "DISTINCT", "EVENT", "EVENTS", "FILTER", "FROM", "HOUR",
-        "HOURS", "IN", "LAST", "LIKE", "LIMIT", "MAX", "MINUTE", "MINUTES", "NEXT", "NONE", "NOT", "OR",
-        "PARTITION", "RANGE", "SECOND", "SECONDS", "SELECT", "STREAM", "STRICT", "UNLESS", "WHERE", "WITHIN",
+        "ALL",
+        "AND",
+        "ANY",
+        "AS",
+        "BY",
+        "CONSUME",
+        "DISTINCT",
+        "EVENT",
+        "EVENTS",
+        "FILTER",
+        "FROM",
+        "HOUR",
+        "HOURS",
+        "IN",
+        "LAST",
+        "LIKE",
+        "LIMIT",
+        "MAX",
+        "MINUTE",
+        "MINUTES",
+        "NEXT",
+        "NONE",
+        "NOT",
+        "OR",
+        "PARTITION",
+        "RANGE",
+        "SECOND",
+        "SECONDS",
+        "SELECT",
+        "STREAM",
+        "STRICT",
+        "UNLESS",
+        "WHERE",
+        "WITHIN",
     ];
-    RESERVED.iter().any(|r| r.eq_ignore_ascii_case(word)) || word.eq_ignore_ascii_case("true") || word.eq_ignore_ascii_case("false")
+    RESERVED.iter().any(|r| r.eq_ignore_ascii_case(word))
+        || word.eq_ignore_ascii_case("true")
+        || word.eq_ignore_ascii_case("false")
 }

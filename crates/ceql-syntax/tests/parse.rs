@@ -51,7 +51,10 @@ fn predicate_precedence_matches_reference() {
         formula("SELECT * FROM S WHERE A FILTER A[NOT v > 5 AND v > 2 OR v = 9]"),
         "(A FILTER A[(((NOT v > 5) AND v > 2) OR v = 9)])"
     );
-    assert_eq!(formula("SELECT * FROM S WHERE A FILTER A[-v - 2 * 3 % 4 > 1]"), "(A FILTER A[((-v) - ((2 * 3) % 4)) > 1])");
+    assert_eq!(
+        formula("SELECT * FROM S WHERE A FILTER A[-v - 2 * 3 % 4 > 1]"),
+        "(A FILTER A[((-v) - ((2 * 3) % 4)) > 1])"
+    );
 }
 
 #[test]
@@ -64,8 +67,12 @@ fn keywords_are_case_insensitive_and_comments_are_skipped() {
 
 #[test]
 fn quoted_identifiers_and_both_string_styles() {
-    let q = parse_query_text("SELECT * FROM S WHERE `a``b` FILTER `a``b`[name = \"MS\"\"FT\" OR name = 'it''s']").unwrap();
-    assert_eq!(query_to_string(&q.query), "SELECT * FROM S WHERE (`a``b` FILTER `a``b`[(name = 'MS\"FT' OR name = 'it''s')])");
+    let q =
+        parse_query_text("SELECT * FROM S WHERE `a``b` FILTER `a``b`[name = \"MS\"\"FT\" OR name = 'it''s']").unwrap();
+    assert_eq!(
+        query_to_string(&q.query),
+        "SELECT * FROM S WHERE (`a``b` FILTER `a``b`[(name = 'MS\"FT' OR name = 'it''s')])"
+    );
 }
 
 #[test]

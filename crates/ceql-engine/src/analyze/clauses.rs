@@ -25,10 +25,16 @@ pub(super) fn window(query: &ast::Query, schema: &Schema) -> Result<WindowPlan, 
                             };
                             return Err(Diagnostic::error(
                                 "E0206",
-                                format!("window attribute `{}` {why} in event type `{}`", attr.name, schema.type_display(ti as u32)),
+                                format!(
+                                    "window attribute `{}` {why} in event type `{}`",
+                                    attr.name,
+                                    schema.type_display(ti as u32)
+                                ),
                                 *span,
                             )
-                            .with_label("WITHIN n [a] needs `a` declared as int or primary_time in every event type of FROM"));
+                            .with_label(
+                                "WITHIN n [a] needs `a` declared as int or primary_time in every event type of FROM",
+                            ));
                         }
                     }
                 }
@@ -40,7 +46,11 @@ pub(super) fn window(query: &ast::Query, schema: &Schema) -> Result<WindowPlan, 
             for p in parts {
                 total += scaled(&p.amount, p.unit.nanos());
                 if total > i64::MAX as i128 {
-                    return Err(Diagnostic::error("E0206", "window duration exceeds the i64 nanosecond range (about 292 years)", *span));
+                    return Err(Diagnostic::error(
+                        "E0206",
+                        "window duration exceeds the i64 nanosecond range (about 292 years)",
+                        *span,
+                    ));
                 }
             }
             if total == 0 {
@@ -80,7 +90,11 @@ pub(super) fn partition(query: &ast::Query, schema: &Schema) -> Result<Vec<Vec<S
         let mut names = Vec::new();
         for a in &g.attrs {
             if schema.declared && !schema.types.iter().any(|t| t.attr_type(&a.name).is_some()) {
-                return Err(Diagnostic::error("E0207", format!("partition attribute `{}` is not declared by any event type", a.name), a.span));
+                return Err(Diagnostic::error(
+                    "E0207",
+                    format!("partition attribute `{}` is not declared by any event type", a.name),
+                    a.span,
+                ));
             }
             names.push(a.name.clone());
         }

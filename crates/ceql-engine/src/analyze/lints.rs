@@ -28,7 +28,9 @@ pub(super) fn safety(c: &Cel, warnings: &mut Vec<Diagnostic>) {
             safety(a, warnings);
             safety(b, warnings);
         }
-        CelKind::As(x, _) | CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => safety(x, warnings),
+        CelKind::As(x, _) | CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => {
+            safety(x, warnings)
+        }
         CelKind::Atom(_) | CelKind::Not(_) => {}
     }
 }

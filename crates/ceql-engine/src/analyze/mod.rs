@@ -215,8 +215,12 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
         s if opts.compat_ignore_strategy => {
             let span = query.strategy_span.unwrap_or(query.select_span);
             warnings.push(
-                Diagnostic::warning("W0404", format!("strategy {} evaluated as ALL (compat_ignore_strategy)", s.keyword()), span)
-                    .with_label("CORE C++ ignores selection strategies"),
+                Diagnostic::warning(
+                    "W0404",
+                    format!("strategy {} evaluated as ALL (compat_ignore_strategy)", s.keyword()),
+                    span,
+                )
+                .with_label("CORE C++ ignores selection strategies"),
             );
             Strategy::All
         }
@@ -226,8 +230,12 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
     lints::safety(&query.pattern, &mut warnings);
     if query.within.is_none() {
         warnings.push(
-            Diagnostic::warning("W0402", "no WITHIN clause: partial matches are only released by consumption", query.select_span)
-                .with_label("memory grows with the stream; add WITHIN to bound it"),
+            Diagnostic::warning(
+                "W0402",
+                "no WITHIN clause: partial matches are only released by consumption",
+                query.select_span,
+            )
+            .with_label("memory grows with the stream; add WITHIN to bound it"),
         );
     }
     Ok(Plan {

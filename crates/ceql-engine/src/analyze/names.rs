@@ -168,8 +168,14 @@ pub(crate) fn validate_declarations(decls: &[ast::StreamDecl]) -> Result<(), Dia
                 }
                 match AttrType::from_decl(&a.ty.name) {
                     None => {
-                        return Err(Diagnostic::error("E0209", format!("unknown attribute type `{}`", a.ty.name), a.ty.span)
-                            .with_label("expected int, long, integer, double, float, string, str, boolean, bool or primary_time"))
+                        return Err(Diagnostic::error(
+                            "E0209",
+                            format!("unknown attribute type `{}`", a.ty.name),
+                            a.ty.span,
+                        )
+                        .with_label(
+                            "expected int, long, integer, double, float, string, str, boolean, bool or primary_time",
+                        ))
                     }
                     Some(AttrType::PrimaryTime) => {
                         times += 1;
@@ -323,7 +329,11 @@ impl Resolver<'_> {
 
     fn qualified(&self, stream: &ast::Ident, name: &str, span: Span) -> Result<TypeId, Diagnostic> {
         let Some(sid) = self.schema.stream_id(&stream.name) else {
-            return Err(Diagnostic::error("E0202", format!("`{}>{name}`: stream `{}` is not in FROM", stream.name, stream.name), span));
+            return Err(Diagnostic::error(
+                "E0202",
+                format!("`{}>{name}`: stream `{}` is not in FROM", stream.name, stream.name),
+                span,
+            ));
         };
         self.schema.type_id(sid, name).ok_or_else(|| {
             Diagnostic::error("E0202", format!("stream `{}` does not declare event type `{name}`", stream.name), span)
@@ -428,10 +438,10 @@ fn check_filter_attributes(pattern: &Cel, r: &Resolved) -> Result<(), Diagnostic
         super::typing::for_each_attr(pred, &mut |id| {
             if err.is_none() && !types.iter().any(|&t| r.schema.types[t as usize].attr_type(&id.name).is_some()) {
                 let names: Vec<String> = types.iter().map(|&t| r.schema.type_display(t)).collect();
-                err = Some(
-                    Diagnostic::error("E0204", format!("unknown attribute `{}`", id.name), id.span)
-                        .with_label(format!("not declared by any type this variable can capture ({})", names.join(", "))),
-                );
+                err =
+                    Some(Diagnostic::error("E0204", format!("unknown attribute `{}`", id.name), id.span).with_label(
+                        format!("not declared by any type this variable can capture ({})", names.join(", ")),
+                    ));
             }
         });
     });

@@ -98,7 +98,11 @@ pub(super) fn check_like_patterns(pattern: &Cel) -> Result<(), Diagnostic> {
 }
 
 /// Type-checks every filter of the query.
-pub(super) fn check_filters(query: &ast::Query, r: &Resolved, warnings: &mut Vec<Diagnostic>) -> Result<(), Diagnostic> {
+pub(super) fn check_filters(
+    query: &ast::Query,
+    r: &Resolved,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<(), Diagnostic> {
     let mut result = Ok(());
     for_each_filter_term(&query.pattern, &mut |span, pred| {
         if result.is_err() {
@@ -110,7 +114,12 @@ pub(super) fn check_filters(query: &ast::Query, r: &Resolved, warnings: &mut Vec
     result
 }
 
-fn check_term(pred: &Pred, types: &[TypeId], schema: &Schema, warnings: &mut Vec<Diagnostic>) -> Result<(), Diagnostic> {
+fn check_term(
+    pred: &Pred,
+    types: &[TypeId],
+    schema: &Schema,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<(), Diagnostic> {
     if schema.declared {
         // §4.1: an attribute's declared types over types(x) must agree in kind.
         let mut err = None;
@@ -123,7 +132,10 @@ fn check_term(pred: &Pred, types: &[TypeId], schema: &Schema, warnings: &mut Vec
             if err.is_none() && !numeric && !same {
                 err = Some(Diagnostic::error(
                     "E0300",
-                    format!("attribute `{}` has incompatible types across the event types this variable captures", id.name),
+                    format!(
+                        "attribute `{}` has incompatible types across the event types this variable captures",
+                        id.name
+                    ),
                     id.span,
                 ));
             }
@@ -197,7 +209,10 @@ pub(crate) fn pred_type(p: &Pred, attr: &dyn Fn(&str) -> TypeKind) -> Result<(),
             }
             let set_kind = if strings != 0 { TypeKind::Str } else { TypeKind::Float };
             if !compatible(t, set_kind) || t == TypeKind::Bool {
-                return Err(type_error(format!("IN: {} value tested against a set of {}", t.name(), set_kind_name(set_kind)), *op_span));
+                return Err(type_error(
+                    format!("IN: {} value tested against a set of {}", t.name(), set_kind_name(set_kind)),
+                    *op_span,
+                ));
             }
             Ok(())
         }

@@ -137,7 +137,12 @@ impl Builder<'_> {
                         _ => unreachable!("an atom with filters has only positive guards"),
                     })
                     .collect();
-                Sub { n: 2, trans: vec![Tr { from: 0, guard: G::Neg(terms), vars: BitSet::new(), to: 1 }], init: vec![0], fin: vec![1] }
+                Sub {
+                    n: 2,
+                    trans: vec![Tr { from: 0, guard: G::Neg(terms), vars: BitSet::new(), to: 1 }],
+                    init: vec![0],
+                    fin: vec![1],
+                }
             }
             RCel::As(x, v) => {
                 let mut s = self.sub(x)?;
@@ -236,7 +241,8 @@ fn atom(edges: &[AtomEdge]) -> Sub {
 /// `ψ+` (with the skip loop on the fresh state `h`) or `ψ:+` (without).
 fn iterate(s: Sub, skip: bool) -> Sub {
     let h = s.n;
-    let out: Vec<Tr> = s.trans.iter().filter(|t| s.init.contains(&t.from)).map(|t| Tr { from: h, ..t.clone() }).collect();
+    let out: Vec<Tr> =
+        s.trans.iter().filter(|t| s.init.contains(&t.from)).map(|t| Tr { from: h, ..t.clone() }).collect();
     let into_h: Vec<Tr> =
         s.trans.iter().chain(out.iter()).filter(|t| s.into_final(t)).map(|t| Tr { to: h, ..t.clone() }).collect();
     let mut trans = s.trans;
@@ -310,7 +316,13 @@ pub fn build_cea(pattern: &RCel, schema: &Schema, projection: &Projection) -> Re
             Projection::Nothing => false,
             Projection::Vars(sel) => t.vars.intersects(sel),
         };
-        let tr = Transition { guard: gid, vars: t.vars.clone(), target: q as StateId, marked, compared: !t.vars.is_empty() || p == 0 };
+        let tr = Transition {
+            guard: gid,
+            vars: t.vars.clone(),
+            target: q as StateId,
+            marked,
+            compared: !t.vars.is_empty() || p == 0,
+        };
         let list = &mut out[p as usize];
         let dup = list.iter().any(|x| x.guard == tr.guard && x.target == tr.target && x.vars == tr.vars);
         if !dup {

@@ -68,7 +68,9 @@ pub(crate) fn eval_batch(p: &PredIr, columns: &[Column<'_>], rows: usize) -> Opt
             let x = eval_batch(a, columns, rows)?;
             Tri { t: x.f, f: x.t }
         }
-        PredIr::Cmp(op, ExprIr::Attr(s), ExprIr::Const(c)) => leaf(&columns[*s as usize], rows, &|v| cmp_leaf(*op, v, c))?,
+        PredIr::Cmp(op, ExprIr::Attr(s), ExprIr::Const(c)) => {
+            leaf(&columns[*s as usize], rows, &|v| cmp_leaf(*op, v, c))?
+        }
         PredIr::Cmp(op, ExprIr::Const(c), ExprIr::Attr(s)) => {
             leaf(&columns[*s as usize], rows, &|v| cmp_leaf(flip(*op), v, c))?
         }
@@ -76,18 +78,20 @@ pub(crate) fn eval_batch(p: &PredIr, columns: &[Column<'_>], rows: usize) -> Opt
             let neg = *negated;
             leaf(&columns[*s as usize], rows, &|v| in_set_leaf(v, set).map(|r| r.map(|b| b != neg)))?
         }
-        PredIr::InRange(ExprIr::Attr(s), ExprIr::Const(lo), ExprIr::Const(hi)) => leaf(&columns[*s as usize], rows, &|v| {
-            if matches!(v, Leaf::Null) || matches!(lo, Value::Null) || matches!(hi, Value::Null) {
-                return Some(None);
-            }
-            let ge = cmp_leaf(CmpOp::Ge, v, lo)?;
-            let le = cmp_leaf(CmpOp::Le, v, hi)?;
-            Some(match (ge, le) {
-                (Some(false), _) | (_, Some(false)) => Some(false),
-                (Some(true), Some(true)) => Some(true),
-                _ => None,
-            })
-        })?,
+        PredIr::InRange(ExprIr::Attr(s), ExprIr::Const(lo), ExprIr::Const(hi)) => {
+            leaf(&columns[*s as usize], rows, &|v| {
+                if matches!(v, Leaf::Null) || matches!(lo, Value::Null) || matches!(hi, Value::Null) {
+                    return Some(None);
+                }
+                let ge = cmp_leaf(CmpOp::Ge, v, lo)?;
+                let le = cmp_leaf(CmpOp::Le, v, hi)?;
+                Some(match (ge, le) {
+                    (Some(false), _) | (_, Some(false)) => Some(false),
+                    (Some(true), Some(true)) => Some(true),
+                    _ => None,
+                })
+            })?
+        }
         PredIr::Like(ExprIr::Attr(s), re) => leaf(&columns[*s as usize], rows, &|v| match v {
             Leaf::Null => Some(None),
             Leaf::Str(x) => Some(Some(re.is_match(x))),
@@ -139,7 +143,11 @@ fn leaf(col: &Column<'_>, rows: usize, test: &dyn Fn(Leaf<'_>) -> Option<Option<
             let per_value: Vec<Option<bool>> =
                 values.iter().map(|v| test(v.map_or(Leaf::Null, Leaf::Str))).collect::<Option<_>>()?;
             for i in 0..rows {
-                let v = if a.is_valid(i) { crate::arrow_input::dict_key(*a, i).and_then(|k| per_value.get(k).copied().flatten()) } else { None };
+                let v = if a.is_valid(i) {
+                    crate::arrow_input::dict_key(*a, i).and_then(|k| per_value.get(k).copied().flatten())
+                } else {
+                    None
+                };
                 out.set(i, v);
             }
         }
@@ -174,7 +182,9 @@ fn cmp_leaf(op: CmpOp, v: Leaf<'_>, c: &Value) -> Option<Option<bool>> {
         (Leaf::Int(x), Value::Float(y)) => (x as f64).partial_cmp(y).map(|o| decide(op, o)),
         (Leaf::Float(x), Value::Int(y)) => x.partial_cmp(&(*y as f64)).map(|o| decide(op, o)),
         (Leaf::Float(x), Value::Float(y)) => x.partial_cmp(y).map(|o| decide(op, o)),
-        (Leaf::Str(x), Value::Str(y)) if matches!(op, CmpOp::Eq | CmpOp::Ne) => Some(decide(op, x.as_bytes().cmp(y.as_bytes()))),
+        (Leaf::Str(x), Value::Str(y)) if matches!(op, CmpOp::Eq | CmpOp::Ne) => {
+            Some(decide(op, x.as_bytes().cmp(y.as_bytes())))
+        }
         (Leaf::Bool(x), Value::Bool(y)) if matches!(op, CmpOp::Eq | CmpOp::Ne) => Some(decide(op, x.cmp(y))),
         _ => return None,
     })

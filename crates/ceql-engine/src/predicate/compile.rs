@@ -68,7 +68,10 @@ fn set_ir(set: &ValueSet) -> SetIr {
         ValueSet::List(items) => {
             if items.iter().all(|l| matches!(l, Literal::Str(..))) {
                 SetIr::Strings(
-                    items.iter().filter_map(|l| if let Literal::Str(s, _) = l { Some(s.as_str().into()) } else { None }).collect(),
+                    items
+                        .iter()
+                        .filter_map(|l| if let Literal::Str(s, _) = l { Some(s.as_str().into()) } else { None })
+                        .collect(),
                 )
             } else {
                 SetIr::Numbers(items.iter().map(literal).collect())

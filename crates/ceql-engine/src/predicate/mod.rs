@@ -6,8 +6,8 @@ mod compile;
 mod eval;
 
 pub use compile::{compile_pred, AttrResolver};
-pub use eval::{eval_pred, Mismatch, Row};
 pub(crate) use eval::describe as describe_value;
+pub use eval::{eval_pred, Mismatch, Row};
 
 use crate::value::Value;
 use ceql_syntax::ast::{ArithOp, CmpOp};

@@ -62,7 +62,9 @@ impl Runtime {
             ValueRef::Int(i) => Ok(i.saturating_mul(factor)),
             ValueRef::Float(f) if f.is_finite() => Ok((f * factor as f64) as i64),
             ValueRef::Timestamp(ns) => Ok(ns),
-            other => Err(format!("expected a number or a time stamp, found {}", crate::predicate::describe_value(other))),
+            other => {
+                Err(format!("expected a number or a time stamp, found {}", crate::predicate::describe_value(other)))
+            }
         }
     }
 

@@ -48,14 +48,18 @@ impl Runtime {
             None if schema.streams.len() == 1 => 0,
             None => {
                 // Several FROM streams: with declarations the type may name its stream.
-                let candidates: Vec<u32> = schema.types_named(event_type).iter().map(|&t| schema.types[t as usize].stream).collect();
+                let candidates: Vec<u32> =
+                    schema.types_named(event_type).iter().map(|&t| schema.types[t as usize].stream).collect();
                 match candidates.as_slice() {
                     [one] if schema.declared => *one,
                     _ => {
                         let names: Vec<&str> = schema.streams.iter().map(|s| s.name.as_str()).collect();
                         return Err((
                             "stream",
-                            format!("the query reads several streams ({}); the event must name its stream", names.join(", ")),
+                            format!(
+                                "the query reads several streams ({}); the event must name its stream",
+                                names.join(", ")
+                            ),
                         ));
                     }
                 }
@@ -66,7 +70,12 @@ impl Runtime {
 
     /// The window coordinate `w(j)` of an event (§3.7, §6.1), or whether it is late.
     #[inline]
-    pub(super) fn coordinate<R: Row + ?Sized>(&mut self, ty: TypeId, row: &R, position: u64) -> Result<Outcome, (String, String)> {
+    pub(super) fn coordinate<R: Row + ?Sized>(
+        &mut self,
+        ty: TypeId,
+        row: &R,
+        position: u64,
+    ) -> Result<Outcome, (String, String)> {
         if !self.facts.time_based {
             return Ok(Outcome::Accept(position as i64));
         }
@@ -80,14 +89,18 @@ impl Runtime {
             WindowPlan::Attribute { attr, .. } => {
                 let slot = self.query.window_slot.expect("attribute windows have a slot");
                 // With declarations, a type the stream does not declare has no attributes.
-                let value = if ty == OTHER_TYPE && self.query.plan.schema.declared { ValueRef::Null } else { row.get(slot) };
+                let value =
+                    if ty == OTHER_TYPE && self.query.plan.schema.declared { ValueRef::Null } else { row.get(slot) };
                 let w = match value {
                     ValueRef::Absent | ValueRef::Null => return Ok(Outcome::Late),
                     ValueRef::Int(v) | ValueRef::Timestamp(v) => v,
                     other => {
                         return Err((
                             attr.clone(),
-                            format!("window attribute must be an integer, found {}", crate::predicate::describe_value(other)),
+                            format!(
+                                "window attribute must be an integer, found {}",
+                                crate::predicate::describe_value(other)
+                            ),
                         ))
                     }
                 };
@@ -115,7 +128,13 @@ impl Runtime {
                             return Err((name, "missing time stamp: a time window needs one on every event".into()))
                         }
                         other => {
-                            return Err((name, format!("time stamp must be a number or a timestamp, found {}", crate::predicate::describe_value(other))))
+                            return Err((
+                                name,
+                                format!(
+                                    "time stamp must be a number or a timestamp, found {}",
+                                    crate::predicate::describe_value(other)
+                                ),
+                            ))
                         }
                     },
                 };
@@ -124,7 +143,10 @@ impl Runtime {
                         LatePolicy::Drop => Ok(Outcome::Late),
                         LatePolicy::Error => Err((
                             name,
-                            format!("time went backwards (to {w} after {}, in nanoseconds); events must be ordered by time", self.max_w),
+                            format!(
+                                "time went backwards (to {w} after {}, in nanoseconds); events must be ordered by time",
+                                self.max_w
+                            ),
                         )),
                     };
                 }
@@ -227,7 +249,8 @@ impl Runtime {
                 Ok(Some(true)) => bitset::set(&mut self.bits, b),
                 Ok(_) => {}
                 Err(m) => {
-                    let field = m.slot.map_or_else(|| "filter".to_string(), |s: AttrSlot| self.layout[s as usize].clone());
+                    let field =
+                        m.slot.map_or_else(|| "filter".to_string(), |s: AttrSlot| self.layout[s as usize].clone());
                     return Err((field, m.message));
                 }
             }

@@ -214,7 +214,8 @@ impl Runtime {
             dedupe_scratch: MatchBuffer::new(),
             fixed_classes: (0..=query.preds.len())
                 .map(|t| {
-                    let plain = t == query.preds.len() || (query.preds[t].is_empty() && query.declared_reads[t].is_empty());
+                    let plain =
+                        t == query.preds.len() || (query.preds[t].is_empty() && query.declared_reads[t].is_empty());
                     (if plain { 0 } else { u64::MAX }, 0)
                 })
                 .collect(),
@@ -253,9 +254,9 @@ impl Runtime {
         values: &[crate::value::ValueRef<'_>],
         out: &mut MatchBuffer,
     ) -> Result<(), EventError> {
-        let target = self.resolve_target(stream, event_type).map_err(|(field, msg)| {
-            EventError::new(self.position, field, Some(event_type), msg)
-        })?;
+        let target = self
+            .resolve_target(stream, event_type)
+            .map_err(|(field, msg)| EventError::new(self.position, field, Some(event_type), msg))?;
         self.push_target(target, values, out).map_err(|mut e| {
             e.event_type = Some(event_type.to_string());
             e
@@ -264,7 +265,12 @@ impl Runtime {
 
     /// Pushes one event whose target was resolved with [`Runtime::resolve_target`]
     /// (lets columnar input resolve each distinct type name once).
-    pub fn push_target<R: Row + ?Sized>(&mut self, target: Target, row: &R, out: &mut MatchBuffer) -> Result<(), EventError> {
+    pub fn push_target<R: Row + ?Sized>(
+        &mut self,
+        target: Target,
+        row: &R,
+        out: &mut MatchBuffer,
+    ) -> Result<(), EventError> {
         self.push_precomputed(target, row, None, out)
     }
 
@@ -414,7 +420,11 @@ impl Runtime {
     /// Counters and sizes.
     pub fn statistics(&self) -> Statistics {
         Statistics {
-            runtime: RuntimeStats { events: self.position, partitions_created: self.partitions.created(), ..self.stats },
+            runtime: RuntimeStats {
+                events: self.position,
+                partitions_created: self.partitions.created(),
+                ..self.stats
+            },
             cache: self.cache.stats(),
             det_states: self.cache.num_states(),
             cache_bytes: self.cache.memory_bytes(),

@@ -127,9 +127,12 @@ impl Runtime {
         }
         let version = u32::from_le_bytes(data[8..12].try_into().expect("4 bytes"));
         if version != SNAPSHOT_VERSION {
-            return Err(SnapshotError(format!("format version {version} is not supported (expected {SNAPSHOT_VERSION})")));
+            return Err(SnapshotError(format!(
+                "format version {version} is not supported (expected {SNAPSHOT_VERSION})"
+            )));
         }
-        let state: State = postcard::from_bytes(&data[12..]).map_err(|e| SnapshotError(format!("corrupt payload: {e}")))?;
+        let state: State =
+            postcard::from_bytes(&data[12..]).map_err(|e| SnapshotError(format!("corrupt payload: {e}")))?;
         if state.fingerprint != query.fingerprint {
             return Err(SnapshotError("it was taken from a different query (text, schema or options differ)".into()));
         }

@@ -100,7 +100,8 @@ impl Runtime {
         let dedupe = self.facts.dedupe;
         // Deduplication needs the positions: a counting buffer enumerates into the
         // runtime's scratch buffer first.
-        let mut scratch = if dedupe && out.is_counting() { Some(std::mem::take(&mut self.dedupe_scratch)) } else { None };
+        let mut scratch =
+            if dedupe && out.is_counting() { Some(std::mem::take(&mut self.dedupe_scratch)) } else { None };
         let target: &mut MatchBuffer = match scratch.as_mut() {
             Some(b) => {
                 b.clear();

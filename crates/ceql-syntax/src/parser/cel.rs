@@ -66,12 +66,12 @@ pub(crate) fn cel(pair: Pair<'_>) -> Result<Cel, Diagnostic> {
             Rule::cel_postfix => {
                 let op = p.into_inner().next().expect("postfix operator");
                 let postfix = match op.as_rule() {
-                    Rule::as_postfix => Postfix::As(ident(
-                        op.into_inner().find(|q| q.as_rule() == Rule::ident).expect("AS name"),
-                    )),
-                    Rule::filter_postfix => Postfix::Filter(filter(
-                        op.into_inner().find(|q| q.as_rule() == Rule::filter).expect("filter"),
-                    )?),
+                    Rule::as_postfix => {
+                        Postfix::As(ident(op.into_inner().find(|q| q.as_rule() == Rule::ident).expect("AS name")))
+                    }
+                    Rule::filter_postfix => {
+                        Postfix::Filter(filter(op.into_inner().find(|q| q.as_rule() == Rule::filter).expect("filter"))?)
+                    }
                     Rule::colon_plus => Postfix::ContiguousPlus,
                     _ => Postfix::Plus,
                 };

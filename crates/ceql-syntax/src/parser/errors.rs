@@ -138,8 +138,8 @@ fn describe(rule: Rule) -> &'static [&'static str] {
         cel_postfix => return &["AS", "FILTER", "`+`", "`:+`"],
         cel_infix => return &["`;`", "`:`", "OR"],
         filter | filter_and | filter_term | var_filter => return &["filter `var[predicate]`"],
-        pred | pred_and | pred_not | negation | pred_atom | pred_cmp | pred_like | pred_in_set
-        | pred_in_range | pred_bool => return &["predicate"],
+        pred | pred_and | pred_not | negation | pred_atom | pred_cmp | pred_like | pred_in_set | pred_in_range
+        | pred_bool => return &["predicate"],
         expr | e_mul | e_un | e_prim | add_op | mul_op | unary_op => return &["expression"],
         select_list | select_item => return &["`*`", "NONE", "variable"],
         strategy => return &["ALL", "ANY", "NEXT", "LAST", "MAX", "STRICT"],

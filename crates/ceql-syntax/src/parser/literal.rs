@@ -56,9 +56,10 @@ pub(crate) fn number(pair: Pair<'_>) -> Result<(Number, Span), Diagnostic> {
     match inner.as_rule() {
         Rule::integer => Ok((Number::Int(integer(&inner)?), span)),
         _ => {
-            let v: f64 = inner.as_str().parse().map_err(|_| {
-                Diagnostic::error("E0101", "invalid floating-point literal", span)
-            })?;
+            let v: f64 = inner
+                .as_str()
+                .parse()
+                .map_err(|_| Diagnostic::error("E0101", "invalid floating-point literal", span))?;
             if v.is_finite() {
                 Ok((Number::Float(v), span))
             } else {

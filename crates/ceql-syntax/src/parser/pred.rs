@@ -142,7 +142,11 @@ fn value_set(pair: Pair<'_>) -> Result<ValueSet, Diagnostic> {
                 }
             }
             if lo.is_none() && hi.is_none() {
-                return Err(Diagnostic::error("E0100", "a range needs at least one bound: `{a..b}`, `{a..}` or `{..b}`", span));
+                return Err(Diagnostic::error(
+                    "E0100",
+                    "a range needs at least one bound: `{a..b}`, `{a..}` or `{..b}`",
+                    span,
+                ));
             }
             Ok(ValueSet::Range { lo, hi })
         }
@@ -248,13 +252,16 @@ fn binary_chain(
         let rule = q.as_rule();
         if rule == op_rule {
             let op_span = Span::of(&q);
-            pending = Some((op_span, match q.into_inner().next().expect("operator").as_rule() {
-                Rule::plus => ArithOp::Add,
-                Rule::minus => ArithOp::Sub,
-                Rule::star => ArithOp::Mul,
-                Rule::slash => ArithOp::Div,
-                _ => ArithOp::Rem,
-            }));
+            pending = Some((
+                op_span,
+                match q.into_inner().next().expect("operator").as_rule() {
+                    Rule::plus => ArithOp::Add,
+                    Rule::minus => ArithOp::Sub,
+                    Rule::star => ArithOp::Mul,
+                    Rule::slash => ArithOp::Div,
+                    _ => ArithOp::Rem,
+                },
+            ));
         } else if rule == operand_rule {
             let rhs = operand(q)?;
             acc = Some(match (acc, pending.take()) {

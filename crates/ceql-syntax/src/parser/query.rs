@@ -27,9 +27,7 @@ pub(crate) fn query(pair: Pair<'_>) -> Result<Query, Diagnostic> {
                 strategy = strategy_of(p);
             }
             Rule::select_list => select = select_list(p),
-            Rule::from_clause => {
-                from = p.into_inner().filter(|q| q.as_rule() == Rule::ident).map(ident).collect()
-            }
+            Rule::from_clause => from = p.into_inner().filter(|q| q.as_rule() == Rule::ident).map(ident).collect(),
             Rule::cel => pattern = Some(cel::cel(p)?),
             Rule::partition_clause => {
                 partition_by = p.into_inner().filter(|q| q.as_rule() == Rule::key_group).map(key_group).collect()
