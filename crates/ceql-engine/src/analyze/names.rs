@@ -374,10 +374,10 @@ impl Resolver<'_> {
 /// `types(x)` for every variable (reference §4.1).
 fn capturable_types(pattern: &Cel, schema: &Schema, vars: &Variables) -> Vec<Vec<TypeId>> {
     let mut out: Vec<BTreeSet<TypeId>> = vec![BTreeSet::new(); vars.len()];
-    for v in 0..vars.len() {
+    for (v, types) in out.iter_mut().enumerate() {
         match vars.kind(v) {
-            VarKind::Type(t) => out[v].extend(schema.types_named(t).iter().copied()),
-            VarKind::Qualified(s, t) => out[v].extend(schema.type_id(*s, t)),
+            VarKind::Type(t) => types.extend(schema.types_named(t).iter().copied()),
+            VarKind::Qualified(s, t) => types.extend(schema.type_id(*s, t)),
             VarKind::Alias(_) => {}
         }
     }

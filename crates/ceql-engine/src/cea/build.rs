@@ -110,7 +110,7 @@ impl Sub {
         self
     }
 
-    fn into_final(&self, t: &Tr) -> bool {
+    fn enters_final(&self, t: &Tr) -> bool {
         self.fin.contains(&t.to)
     }
 }
@@ -179,7 +179,7 @@ impl Builder<'_> {
         let a = self.sub(a)?;
         let b = self.sub(b)?.shifted(a.n);
         let mut trans = a.trans.clone();
-        for t in a.trans.iter().filter(|t| a.into_final(t)) {
+        for t in a.trans.iter().filter(|t| a.enters_final(t)) {
             for &q in &b.init {
                 trans.push(Tr { to: q, ..t.clone() });
             }
@@ -244,7 +244,7 @@ fn iterate(s: Sub, skip: bool) -> Sub {
     let out: Vec<Tr> =
         s.trans.iter().filter(|t| s.init.contains(&t.from)).map(|t| Tr { from: h, ..t.clone() }).collect();
     let into_h: Vec<Tr> =
-        s.trans.iter().chain(out.iter()).filter(|t| s.into_final(t)).map(|t| Tr { to: h, ..t.clone() }).collect();
+        s.trans.iter().chain(out.iter()).filter(|t| s.enters_final(t)).map(|t| Tr { to: h, ..t.clone() }).collect();
     let mut trans = s.trans;
     trans.extend(out);
     trans.extend(into_h);
