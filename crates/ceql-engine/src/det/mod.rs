@@ -200,6 +200,27 @@ impl DetCache {
         c
     }
 
+    /// The cached successors of `det` on `class`, without counting the hit (see
+    /// [`DetCache::count_hits`]); `None` when they are not computed yet. Being a
+    /// shared borrow, it lets a hot loop keep the table's address in registers.
+    #[inline]
+    pub fn lookup(&self, det: DetId, class: ClassId) -> Option<Succ> {
+        if self.stats.uncached {
+            return None;
+        }
+        let i = det as usize * self.stride + class as usize;
+        debug_assert!(i < self.trans.len());
+        // SAFETY: as in `step`.
+        let t = unsafe { *self.trans.get_unchecked(i) };
+        (t[0] != UNKNOWN).then_some(t)
+    }
+
+    /// Adds `n` hits of [`DetCache::lookup`] to the counters.
+    #[inline]
+    pub fn count_hits(&mut self, n: u64) {
+        self.stats.hits += n;
+    }
+
     /// The successors of `det` on `class` (see [`Succ`]).
     #[inline]
     pub fn step(&mut self, det: DetId, class: ClassId) -> Succ {

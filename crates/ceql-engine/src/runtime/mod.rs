@@ -2,6 +2,7 @@
 //! partitions, windows, consumption and limits (reference §6).
 
 mod clock;
+mod in_place;
 mod ingest;
 mod partition;
 mod snapshot;
@@ -148,6 +149,10 @@ pub struct Runtime {
     /// Per type (last: unknown types): (cache clears + 1 when cached, class) for
     /// types whose class does not depend on the event; `u64::MAX` otherwise.
     pub(crate) fixed_classes: Vec<(u64, crate::det::ClassId)>,
+    /// In-place update scratch: (index in `T`, target) of each marking entry.
+    pub(crate) marking: Vec<(usize, crate::det::DetId)>,
+    /// In-place update scratch: (target, node) of each new node.
+    pub(crate) landing: Vec<(crate::det::DetId, crate::tecs::Item)>,
 }
 
 /// Per-event facts of the query, copied out of the plan so that the hot path does
@@ -212,6 +217,8 @@ impl Runtime {
                 partitioned: query.is_partitioned(),
             },
             dedupe_scratch: MatchBuffer::new(),
+            marking: Vec::new(),
+            landing: Vec::new(),
             fixed_classes: (0..=query.preds.len())
                 .map(|t| {
                     let plain =

@@ -29,38 +29,11 @@ impl Runtime {
         let start = self.cache.step(virtual_det, class);
         let next_virtual = start[3];
 
-        // Fast path: the event starts no run and leaves every active det-state in
-        // place without marking it (noise crossing skip loops, the common case), so
-        // T' = T: prune in place instead of rebuilding the table. One pass prunes,
-        // checks that every entry stays, and notes whether any entry accepts.
-        let mut unchanged = start[0] == DEAD && start[1] == DEAD && start[2] == DEAD && next_virtual == virtual_det;
-        let mut expired = false;
-        let mut any_final = false;
-        if unchanged {
-            for e in table.iter_mut() {
-                if !prune(&mut e.ul, tau) {
-                    expired = true;
-                    continue;
-                }
-                let s = self.cache.step(e.det, class);
-                if s[0] != DEAD || s[1] != e.det || s[2] != DEAD {
-                    unchanged = false;
-                    break;
-                }
-                any_final |= self.cache.is_final(e.det);
-            }
-        }
-        let mut next = if unchanged {
-            if expired {
-                let pool = &mut self.pool;
-                table.retain_mut(|e| {
-                    let keep = e.ul[0].max >= tau;
-                    if !keep {
-                        pool.push(std::mem::take(&mut e.ul));
-                    }
-                    keep
-                });
-            }
+        // Most events leave T where it is, with at most a few new nodes: update it in
+        // place (in_place.rs); any other event rebuilds T' entry by entry.
+        let in_place = self.update_in_place(&mut table, start, class, position, w, tau);
+        let any_final = in_place.unwrap_or(true);
+        let mut next = if in_place.is_some() {
             table
         } else {
             self.begin_table();
@@ -80,12 +53,11 @@ impl Runtime {
                 let succ = self.cache.step(det, class);
                 self.exec_trans(&mut next, succ, ul, position);
             }
-            // Union-list length ≤ number of det-states (+1: the head may repeat a max).
-            debug_assert!(next.iter().all(|e| check_invariants(&e.ul) && e.ul.len() <= self.cache.num_states() + 1));
             self.next_table = table;
-            any_final = true;
             next
         };
+        // Union-list length ≤ number of det-states (+1: the head may repeat a max).
+        debug_assert!(next.iter().all(|e| check_invariants(&e.ul) && e.ul.len() <= self.cache.num_states() + 1));
         debug_assert!(
             next.windows(2).all(|p| p[0].ul[0].max >= p[1].ul[0].max),
             "processing order: heads of T are non-increasing"

@@ -55,6 +55,10 @@ pub fn prune(ul: &mut UnionList, tau: i64) -> bool {
     if ul[0].max < tau {
         return false;
     }
+    // Nothing to cut when the last (smallest) entry is still in the window.
+    if ul[ul.len() - 1].max >= tau {
+        return true;
+    }
     // The tail is strictly decreasing: cut at the first expired entry.
     if let Some(i) = ul[1..].iter().position(|it| it.max < tau) {
         ul.truncate(i + 1);

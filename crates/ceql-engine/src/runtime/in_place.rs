@@ -1,0 +1,149 @@
+//! The in-place update of `T`: the common shape of an event that leaves every
+//! det-state of `T` where it is (the skip loops of `;`) and at most a few of them
+//! also mark into another det-state (the run that advances).
+//!
+//! For such an event `T'` is `T` plus a few new nodes, so the table is updated
+//! where it stands instead of being rebuilt entry by entry (reference §6.5,
+//! EXEC_TRANS): one transition lookup per entry, plus O(|T|) per new node. That
+//! is what keeps long sequences (`A1 ; … ; A9`, with eight det-states alive)
+//! fast. Every other event takes the general rebuild of `step.rs`.
+//!
+//! Why the result equals the rebuild's `T'` as a set of complex events: each
+//! entry that stays keeps its own list (the rebuild moves it unchanged, or merges
+//! it into a list an earlier entry created there); each new node is added to its
+//! target's list, or starts it. The targets are required to be distinct and to
+//! differ from every marking entry, so no node is computed from a list that the
+//! same event changed. The representation may differ from the rebuild's (a
+//! list's head can be replaced by a newer node, with the old list merged behind
+//! it), but it keeps the union-list invariants and the non-increasing heads of `T`.
+
+use super::partition::Entry;
+use super::Runtime;
+use crate::det::{ClassId, Succ, DEAD};
+use crate::tecs::{new_ulist, prune, Item};
+
+/// More marking entries than this fall back to the rebuild: the distinctness check
+/// of their targets is quadratic.
+const MAX_MARKING: usize = 8;
+
+impl Runtime {
+    /// Updates `table` (the partition's `T`) in place for an event of class `class`
+    /// at `position`, coordinate `w` and threshold `tau`, when the event has the
+    /// shape described in the module documentation. `start` are the successors of
+    /// the virtual det-state.
+    ///
+    /// Returns `None` when the event needs the general rebuild; `table` is then
+    /// only pruned, which the rebuild repeats harmlessly. Otherwise returns
+    /// whether `T'` may hold a final det-state.
+    pub(super) fn update_in_place(
+        &mut self,
+        table: &mut Vec<Entry>,
+        start: Succ,
+        class: ClassId,
+        position: u64,
+        w: i64,
+        tau: i64,
+    ) -> Option<bool> {
+        if start[1] != DEAD || start[2] != DEAD {
+            return None;
+        }
+        // Pass 1, read-only apart from pruning: classify every live entry.
+        self.marking.clear();
+        let mut expired = false;
+        let mut any_final = false;
+        let mut hits = 0;
+        for (i, e) in table.iter_mut().enumerate() {
+            if !prune(&mut e.ul, tau) {
+                expired = true;
+                continue;
+            }
+            let s = match self.cache.lookup(e.det, class) {
+                Some(s) => {
+                    hits += 1;
+                    s
+                }
+                None => self.cache.step(e.det, class),
+            };
+            if s[1] != e.det || s[2] != DEAD {
+                self.cache.count_hits(hits);
+                return None;
+            }
+            if s[0] != DEAD {
+                if self.marking.len() == MAX_MARKING {
+                    self.cache.count_hits(hits);
+                    return None;
+                }
+                self.marking.push((i, s[0]));
+            }
+            any_final |= self.cache.is_final(e.det);
+        }
+        self.cache.count_hits(hits);
+        if start[0] == DEAD && self.marking.is_empty() {
+            if expired {
+                self.drop_expired(table, tau);
+            }
+            return Some(any_final);
+        }
+        // Every target must be new to this event: distinct, and not a marking entry.
+        let targets = || start[0..1].iter().copied().filter(|&t| t != DEAD).chain(self.marking.iter().map(|m| m.1));
+        for (k, t) in targets().enumerate() {
+            if targets().skip(k + 1).any(|u| u == t) || self.marking.iter().any(|&(i, _)| table[i].det == t) {
+                return None;
+            }
+        }
+
+        // Pass 2: the new nodes, computed from the lists as they were before the event.
+        self.landing.clear();
+        if start[0] != DEAD {
+            let bottom = self.arena.bottom(position, w);
+            let node = self.arena.output(position, bottom, w);
+            self.landing.push((start[0], Item { node, max: w }));
+        }
+        for &(i, target) in &self.marking {
+            let merged = self.arena.ulist_merge(&table[i].ul);
+            let node = self.arena.output(position, merged.node, merged.max);
+            self.landing.push((target, Item { node, max: merged.max }));
+        }
+        if expired {
+            self.drop_expired(table, tau);
+        }
+
+        // Pass 3: add each node to its target, keeping the heads of T non-increasing.
+        for li in 0..self.landing.len() {
+            let (target, item) = self.landing[li];
+            any_final |= self.cache.is_final(target);
+            // First entry whose head is below the new node: where a new head goes.
+            let slot = table.iter().position(|e| e.ul[0].max < item.max).unwrap_or(table.len());
+            match table.iter().position(|e| e.det == target) {
+                Some(k) if item.max <= table[k].ul[0].max => self.arena.ulist_insert(&mut table[k].ul, item),
+                Some(k) => {
+                    // The node is newer than the list's head: it becomes the head,
+                    // the old list is merged behind it, and the entry moves up.
+                    let old = self.arena.ulist_merge(&table[k].ul);
+                    let ul = &mut table[k].ul;
+                    ul.clear();
+                    ul.push(item);
+                    ul.push(old);
+                    table[slot..=k].rotate_right(1);
+                }
+                None => {
+                    let ul = new_ulist(item, &mut self.pool);
+                    table.insert(slot, Entry { det: target, ul });
+                }
+            }
+        }
+        Some(any_final)
+    }
+
+    /// Removes the entries whose list expired, recycling their buffers.
+    fn drop_expired(&mut self, table: &mut Vec<Entry>, tau: i64) {
+        let pool = &mut self.pool;
+        table.retain_mut(|e| {
+            let keep = e.ul[0].max >= tau;
+            if !keep {
+                pool.push(std::mem::take(&mut e.ul));
+            }
+            keep
+        });
+    }
+}
