@@ -11,6 +11,7 @@
 //! duplicate-free and Algorithm 1 runs unchanged for every strategy.
 
 mod classes;
+mod movers;
 mod preorder;
 pub mod strategy;
 
@@ -111,6 +112,8 @@ pub struct DetCache {
     out: [Vec<u64>; 4],
     /// (det-states, classes, stride) at the last budget check.
     checked: (usize, usize, usize),
+    /// Per class, the det-states that do not stay put (see `movers.rs`).
+    movers: movers::MoverMasks,
 }
 
 impl DetCache {
@@ -137,6 +140,7 @@ impl DetCache {
             scratch: Scratch::new(words),
             out: Default::default(),
             checked: (0, 0, 0),
+            movers: movers::MoverMasks::default(),
             config,
             cea,
         };
@@ -359,6 +363,7 @@ impl DetCache {
         self.index.clear();
         self.trans.clear();
         self.classes.clear();
+        self.movers.clear();
         self.preorders = Preorders::new(self.words);
         self.stats.clears += 1;
         // Thrashing guard.

@@ -47,37 +47,18 @@ impl Runtime {
         if start[1] != DEAD || start[2] != DEAD {
             return None;
         }
-        // Pass 1, read-only apart from pruning: classify every live entry.
         self.marking.clear();
-        let mut expired = false;
-        let mut any_final = false;
-        let mut hits = 0;
-        for (i, e) in table.iter_mut().enumerate() {
-            if !prune(&mut e.ul, tau) {
-                expired = true;
-                continue;
+        // Pass 1, read-only apart from pruning: find the entries that mark.
+        let (expired, mut any_final) = if table.last().is_none_or(|e| e.ul[0].max >= tau) {
+            // No entry expired, so only the entries the class moves need a look
+            // (their lists, and those of the targets below, are pruned when used).
+            match self.cache.mover_mask(class) {
+                Some(mask) => (false, self.find_marking_by_mask(table, mask, class, tau)?),
+                None => self.find_marking(table, class, tau)?,
             }
-            let s = match self.cache.lookup(e.det, class) {
-                Some(s) => {
-                    hits += 1;
-                    s
-                }
-                None => self.cache.step(e.det, class),
-            };
-            if s[1] != e.det || s[2] != DEAD {
-                self.cache.count_hits(hits);
-                return None;
-            }
-            if s[0] != DEAD {
-                if self.marking.len() == MAX_MARKING {
-                    self.cache.count_hits(hits);
-                    return None;
-                }
-                self.marking.push((i, s[0]));
-            }
-            any_final |= self.cache.is_final(e.det);
-        }
-        self.cache.count_hits(hits);
+        } else {
+            self.find_marking(table, class, tau)?
+        };
         if start[0] == DEAD && self.marking.is_empty() {
             if expired {
                 self.drop_expired(table, tau);
@@ -114,7 +95,12 @@ impl Runtime {
             any_final |= self.cache.is_final(target);
             // First entry whose head is below the new node: where a new head goes.
             let slot = table.iter().position(|e| e.ul[0].max < item.max).unwrap_or(table.len());
-            match table.iter().position(|e| e.det == target) {
+            let found = table.iter().position(|e| e.det == target);
+            if let Some(k) = found {
+                // Heads are in the window here; the tail may not be (lazy pruning).
+                prune(&mut table[k].ul, tau);
+            }
+            match found {
                 Some(k) if item.max <= table[k].ul[0].max => self.arena.ulist_insert(&mut table[k].ul, item),
                 Some(k) => {
                     // The node is newer than the list's head: it becomes the head,
@@ -133,6 +119,68 @@ impl Runtime {
             }
         }
         Some(any_final)
+    }
+
+    /// Pass 1 over every entry: prunes it, and records the marking ones in
+    /// `self.marking`. Returns (whether an entry expired, whether a live entry
+    /// accepts), or `None` when an entry does more than stay and mark.
+    fn find_marking(&mut self, table: &mut [Entry], class: ClassId, tau: i64) -> Option<(bool, bool)> {
+        let mut expired = false;
+        let mut any_final = false;
+        let mut hits = 0;
+        for (i, e) in table.iter_mut().enumerate() {
+            if !prune(&mut e.ul, tau) {
+                expired = true;
+                continue;
+            }
+            let s = match self.cache.lookup(e.det, class) {
+                Some(s) => {
+                    hits += 1;
+                    s
+                }
+                None => self.cache.step(e.det, class),
+            };
+            if s[1] != e.det || s[2] != DEAD || !self.note_marking(i, s[0]) {
+                self.cache.count_hits(hits);
+                return None;
+            }
+            any_final |= self.cache.is_final(e.det);
+        }
+        self.cache.count_hits(hits);
+        Some((expired, any_final))
+    }
+
+    /// Pass 1 when no entry expired and the class has a mover mask: only entries
+    /// whose bit is set are looked at. Final det-states always have their bit set
+    /// and are left to the general path. Returns whether a live entry accepts
+    /// (always false), or `None` as [`Runtime::find_marking`] does.
+    fn find_marking_by_mask(&mut self, table: &mut [Entry], mask: u64, class: ClassId, tau: i64) -> Option<bool> {
+        for (i, e) in table.iter_mut().enumerate() {
+            // Det ids are below 64 while the cache has a mask.
+            if mask >> e.det & 1 == 0 {
+                continue;
+            }
+            prune(&mut e.ul, tau);
+            let s = self.cache.step(e.det, class);
+            if self.cache.is_final(e.det) || s[1] != e.det || s[2] != DEAD || !self.note_marking(i, s[0]) {
+                return None;
+            }
+        }
+        Some(false)
+    }
+
+    /// Records that entry `i` marks into `target` (if any); false when there are
+    /// too many marking entries for this path.
+    #[inline]
+    fn note_marking(&mut self, i: usize, target: crate::det::DetId) -> bool {
+        if target == DEAD {
+            return true;
+        }
+        if self.marking.len() == MAX_MARKING {
+            return false;
+        }
+        self.marking.push((i, target));
+        true
     }
 
     /// Removes the entries whose list expired, recycling their buffers.
