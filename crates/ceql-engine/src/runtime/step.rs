@@ -83,7 +83,8 @@ impl Runtime {
         };
         let first = target.len();
         let mut budget = if dedupe { u64::MAX } else { limit };
-        for e in next.iter().filter(|_| any_final) {
+        let finals: &[Entry] = if any_final { &next } else { &[] };
+        for e in finals {
             if !self.cache.is_final(e.det) || e.ul[0].max < tau {
                 continue;
             }
