@@ -93,9 +93,15 @@ impl Runtime {
         for li in 0..self.landing.len() {
             let (target, item) = self.landing[li];
             any_final |= self.cache.is_final(target);
-            // First entry whose head is below the new node: where a new head goes.
-            let slot = table.iter().position(|e| e.ul[0].max < item.max).unwrap_or(table.len());
-            let found = table.iter().position(|e| e.det == target);
+            // Where the target is, and the first entry whose head is below the new
+            // node (where a new head goes): one pass without early exits, whose
+            // branches the stream would make unpredictable.
+            let (mut found, mut slot) = (usize::MAX, table.len());
+            for (i, e) in table.iter().enumerate().rev() {
+                found = if e.det == target { i } else { found };
+                slot = if e.ul[0].max < item.max { i } else { slot };
+            }
+            let found = (found != usize::MAX).then_some(found);
             if let Some(k) = found {
                 // Heads are in the window here; the tail may not be (lazy pruning).
                 prune(&mut table[k].ul, tau);
@@ -155,11 +161,19 @@ impl Runtime {
     /// and are left to the general path. Returns whether a live entry accepts
     /// (always false), or `None` as [`Runtime::find_marking`] does.
     fn find_marking_by_mask(&mut self, table: &mut [Entry], mask: u64, class: ClassId, tau: i64) -> Option<bool> {
-        for (i, e) in table.iter_mut().enumerate() {
-            // Det ids are below 64 while the cache has a mask.
-            if mask >> e.det & 1 == 0 {
-                continue;
-            }
+        // Det ids are below 64 while the cache has a mask, and the entries of T
+        // have distinct det ids, so T has at most 64 entries: gather the bits of
+        // the moving entries first, without a branch per entry (which entry moves
+        // is as random as the stream, and a mispredicted branch costs more than
+        // the test).
+        let mut moving = 0u64;
+        for (i, e) in table.iter().enumerate() {
+            moving |= (mask >> e.det & 1) << i;
+        }
+        while moving != 0 {
+            let i = moving.trailing_zeros() as usize;
+            moving &= moving - 1;
+            let e = &mut table[i];
             prune(&mut e.ul, tau);
             let s = self.cache.step(e.det, class);
             if self.cache.is_final(e.det) || s[1] != e.det || s[2] != DEAD || !self.note_marking(i, s[0]) {

@@ -194,7 +194,9 @@ impl Runtime {
     /// (no predicates, nothing to validate); cached until the next cache clear.
     #[inline]
     pub(super) fn fixed_class(&mut self, ty: TypeId) -> Option<crate::det::ClassId> {
-        let i = if ty == OTHER_TYPE { self.fixed_classes.len() - 1 } else { ty as usize };
+        // OTHER_TYPE (u32::MAX) maps to the last slot; `min` keeps this branch-free,
+        // since whether an event's type is in the query is as random as the stream.
+        let i = (ty as usize).min(self.fixed_classes.len() - 1);
         let (epoch, class) = self.fixed_classes[i];
         if epoch == u64::MAX {
             return None; // the type has predicates
