@@ -33,6 +33,7 @@ pub mod cea;
 pub mod det;
 pub mod enumerate;
 pub mod error;
+pub mod memory;
 pub mod output;
 pub mod predicate;
 pub mod query;

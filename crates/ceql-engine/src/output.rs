@@ -235,5 +235,18 @@ impl MatchBuffer {
 /// aborting: output is the one thing that grows with the answer, not the window.
 #[inline]
 fn room<T>(v: &mut Vec<T>) -> bool {
-    v.len() < v.capacity() || v.try_reserve(v.len().max(1024)).is_ok()
+    v.len() < v.capacity() || grow(v)
+}
+
+/// Grows `v` by an eighth (at least 1024 elements) and maps the new pages at once:
+/// a large output is mostly fresh memory (see `memory.rs`). Growing by an eighth
+/// rather than doubling keeps the mapped but unused memory small; large buffers
+/// are moved by the allocator's remapping, not copied.
+#[cold]
+fn grow<T>(v: &mut Vec<T>) -> bool {
+    if v.try_reserve_exact((v.len() / 8).max(1024)).is_err() {
+        return false;
+    }
+    crate::memory::prefault_spare(v);
+    true
 }

@@ -37,34 +37,11 @@ impl Default for Arena {
 
 fn chunk() -> Vec<Node> {
     let mut nodes = Vec::with_capacity(CHUNK_NODES);
-    prefault(&mut nodes);
+    // A fresh chunk is only needed when the window holds many chunks (recycled
+    // ones are reused); map its pages at once instead of faulting them one by one.
+    crate::memory::prefault_spare(&mut nodes);
     nodes
 }
-
-/// Maps a fresh chunk's pages in one system call instead of one page fault per
-/// 4 KiB page as the chunk fills. Only new chunks pay for this: a window that
-/// keeps more than a few chunks alive (say a million events) takes fresh memory
-/// all the time, and page faults were most of what made it slower than a small
-/// window. The contents are not touched, so this is only a hint; older kernels
-/// reject it and the pages fault in as before.
-#[cfg(target_os = "linux")]
-fn prefault(nodes: &mut Vec<Node>) {
-    const PAGE: usize = 4096;
-    let start = nodes.as_mut_ptr() as usize;
-    let end = start + nodes.capacity() * std::mem::size_of::<Node>();
-    // madvise needs page-aligned bounds: only the whole pages inside the buffer.
-    let (first, last) = ((start + PAGE - 1) & !(PAGE - 1), end & !(PAGE - 1));
-    if last > first {
-        // SAFETY: [first, last) lies inside the buffer this Vec owns, and
-        // MADV_POPULATE_WRITE only maps its pages; it never changes their contents.
-        unsafe {
-            libc::madvise(first as *mut libc::c_void, last - first, libc::MADV_POPULATE_WRITE);
-        }
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn prefault(_: &mut Vec<Node>) {}
 
 impl Arena {
     /// An empty arena.
