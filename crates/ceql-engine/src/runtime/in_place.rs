@@ -1,5 +1,6 @@
 //! The in-place update of `T`: the common shape of an event that leaves every
-//! det-state of `T` where it is (the skip loops of `;`) and at most a few of them
+//! det-state of `T` where it is (the skip loops of `;`) or ends its runs (a final
+//! det-state after its output, the left side of `:`), and at most a few of them
 //! also mark into another det-state (the run that advances).
 //!
 //! For such an event `T'` is `T` plus a few new nodes, so the table is updated
@@ -10,8 +11,9 @@
 //!
 //! Why the result equals the rebuild's `T'` as a set of complex events: each
 //! entry that stays keeps its own list (the rebuild moves it unchanged, or merges
-//! it into a list an earlier entry created there); each new node is added to its
-//! target's list, or starts it. The targets are required to be distinct and to
+//! it into a list an earlier entry created there); an entry whose runs end is
+//! removed (the rebuild drops it); each new node is added to its target's list,
+//! or starts it. The targets are required to be distinct and to
 //! differ from every marking entry, so no node is computed from a list that the
 //! same event changed. The representation may differ from the rebuild's (a
 //! list's head can be replaced by a newer node, with the old list merged behind
@@ -48,6 +50,7 @@ impl Runtime {
             return None;
         }
         self.marking.clear();
+        self.dying.clear();
         // Pass 1, read-only apart from pruning: find the entries that mark.
         let (expired, mut any_final) = if table.last().is_none_or(|e| e.ul[0].max >= tau) {
             // No entry expired, so only the entries the class moves need a look
@@ -60,6 +63,7 @@ impl Runtime {
             self.find_marking(table, class, tau)?
         };
         if start[0] == DEAD && self.marking.is_empty() {
+            self.drop_dying(table);
             if expired {
                 self.drop_expired(table, tau);
             }
@@ -85,6 +89,8 @@ impl Runtime {
             let node = self.arena.output(position, merged.node, merged.max);
             self.landing.push((target, Item { node, max: merged.max }));
         }
+        // The lists of ending runs were read above (some of them mark); now they go.
+        self.drop_dying(table);
         if expired {
             self.drop_expired(table, tau);
         }
@@ -128,8 +134,9 @@ impl Runtime {
     }
 
     /// Pass 1 over every entry: prunes it, and records the marking ones in
-    /// `self.marking`. Returns (whether an entry expired, whether a live entry
-    /// accepts), or `None` when an entry does more than stay and mark.
+    /// `self.marking` and those whose runs end in `self.dying`. Returns (whether
+    /// an entry expired, whether an entry that stays accepts), or `None` when an
+    /// entry does more than stay or end, and mark.
     fn find_marking(&mut self, table: &mut [Entry], class: ClassId, tau: i64) -> Option<(bool, bool)> {
         let mut expired = false;
         let mut any_final = false;
@@ -146,20 +153,25 @@ impl Runtime {
                 }
                 None => self.cache.step(e.det, class),
             };
-            if s[1] != e.det || s[2] != DEAD || !self.note_marking(i, s[0]) {
+            let stays = s[1] == e.det;
+            if !(stays || s[1] == DEAD) || s[2] != DEAD || !self.note_marking(i, s[0]) {
                 self.cache.count_hits(hits);
                 return None;
             }
-            any_final |= self.cache.is_final(e.det);
+            if stays {
+                any_final |= self.cache.is_final(e.det);
+            } else {
+                self.dying.push(i);
+            }
         }
         self.cache.count_hits(hits);
         Some((expired, any_final))
     }
 
     /// Pass 1 when no entry expired and the class has a mover mask: only entries
-    /// whose bit is set are looked at. Final det-states always have their bit set
-    /// and are left to the general path. Returns whether a live entry accepts
-    /// (always false), or `None` as [`Runtime::find_marking`] does.
+    /// whose bit is set are looked at (final det-states always have theirs set).
+    /// Returns whether an entry that stays accepts (always false), or `None` as
+    /// [`Runtime::find_marking`] does.
     fn find_marking_by_mask(&mut self, table: &mut [Entry], mask: u64, class: ClassId, tau: i64) -> Option<bool> {
         // Det ids are below 64 while the cache has a mask, and the entries of T
         // have distinct det ids, so T has at most 64 entries: gather the bits of
@@ -176,8 +188,18 @@ impl Runtime {
             let e = &mut table[i];
             prune(&mut e.ul, tau);
             let s = self.cache.step(e.det, class);
-            if self.cache.is_final(e.det) || s[1] != e.det || s[2] != DEAD || !self.note_marking(i, s[0]) {
+            let stays = s[1] == e.det;
+            // A final det-state that stayed would accept again here: left to the
+            // general path (final det-states are entered by marking transitions
+            // only, so this does not happen with the constructions of det/).
+            if !(stays || s[1] == DEAD) || s[2] != DEAD || (stays && self.cache.is_final(e.det)) {
                 return None;
+            }
+            if !self.note_marking(i, s[0]) {
+                return None;
+            }
+            if !stays {
+                self.dying.push(i);
             }
         }
         Some(false)
@@ -195,6 +217,15 @@ impl Runtime {
         }
         self.marking.push((i, target));
         true
+    }
+
+    /// Removes the entries recorded in `self.dying` (ascending indices), recycling
+    /// their buffers.
+    fn drop_dying(&mut self, table: &mut Vec<Entry>) {
+        for &i in self.dying.iter().rev() {
+            let entry = table.remove(i);
+            self.pool.push(entry.ul);
+        }
     }
 
     /// Removes the entries whose list expired, recycling their buffers.

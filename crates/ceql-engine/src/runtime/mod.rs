@@ -151,6 +151,8 @@ pub struct Runtime {
     pub(crate) fixed_classes: Vec<(u64, crate::det::ClassId)>,
     /// In-place update scratch: (index in `T`, target) of each marking entry.
     pub(crate) marking: Vec<(usize, crate::det::DetId)>,
+    /// In-place update scratch: indices in `T` of the entries whose runs end.
+    pub(crate) dying: Vec<usize>,
     /// In-place update scratch: (target, node) of each new node.
     pub(crate) landing: Vec<(crate::det::DetId, crate::tecs::Item)>,
 }
@@ -218,6 +220,7 @@ impl Runtime {
             },
             dedupe_scratch: MatchBuffer::new(),
             marking: Vec::new(),
+            dying: Vec::new(),
             landing: Vec::new(),
             fixed_classes: (0..=query.preds.len())
                 .map(|t| {
