@@ -214,7 +214,10 @@ impl DetCache {
         }
         let i = det as usize * self.stride + class as usize;
         debug_assert!(i < self.trans.len());
-        // SAFETY: as in `step`.
+        // SAFETY: `det` < number of det-states (ids come from `intern`, which
+        // grows `trans` by one row of `stride` entries per det-state) and
+        // `class` < `stride` (`class_of` grows the stride before handing out a
+        // larger class id); the hot loop does not pay for the bounds check.
         let t = unsafe { *self.trans.get_unchecked(i) };
         (t[0] != UNKNOWN).then_some(t)
     }
@@ -228,20 +231,13 @@ impl DetCache {
     /// The successors of `det` on `class` (see [`Succ`]).
     #[inline]
     pub fn step(&mut self, det: DetId, class: ClassId) -> Succ {
-        if !self.stats.uncached {
-            let i = det as usize * self.stride + class as usize;
-            debug_assert!(i < self.trans.len());
-            // SAFETY: `det` < number of det-states (ids come from `intern`, which
-            // grows `trans` by one row of `stride` entries per det-state) and
-            // `class` < `stride` (`class_of` grows the stride before handing out a
-            // larger class id); the hot loop does not pay for the bounds check.
-            let t = unsafe { *self.trans.get_unchecked(i) };
-            if t[0] != UNKNOWN {
+        match self.lookup(det, class) {
+            Some(t) => {
                 self.stats.hits += 1;
-                return t;
+                t
             }
+            None => self.step_slow(det, class),
         }
-        self.step_slow(det, class)
     }
 
     #[cold]
