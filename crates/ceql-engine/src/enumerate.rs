@@ -45,8 +45,12 @@ impl Enumerator {
             loop {
                 let node = arena.get(m);
                 match m.kind() {
-                    NodeKind::Bottom => {
+                    kind @ (NodeKind::Bottom | NodeKind::Begin) => {
                         if !out.begin(node.a, end) {
+                            return emitted;
+                        }
+                        // A begin node also marks its own position, the first one.
+                        if kind == NodeKind::Begin && !out.push_position(node.a) {
                             return emitted;
                         }
                         let mut cell = p;
@@ -70,8 +74,9 @@ impl Enumerator {
                         m = NodeRef(node.b);
                     }
                     NodeKind::Union => {
-                        if node.c as i64 >= tau {
-                            self.stack.push((NodeRef(node.b), p, self.cons.len() as u32));
+                        let right = NodeRef(node.b);
+                        if arena.live_max(right) >= tau {
+                            self.stack.push((right, p, self.cons.len() as u32));
                         }
                         m = NodeRef(node.a);
                     }

@@ -231,6 +231,11 @@ impl MatchBuffer {
     }
 }
 
+/// Below this size an output buffer doubles when full: glibc serves allocations up
+/// to 32 MiB from its heap once larger blocks were freed, and there growing may
+/// copy the buffer.
+const DOUBLING_BYTES: usize = 32 << 20;
+
 /// Makes room for one more element, reporting allocation failure instead of
 /// aborting: output is the one thing that grows with the answer, not the window.
 #[inline]
@@ -238,13 +243,16 @@ fn room<T>(v: &mut Vec<T>) -> bool {
     v.len() < v.capacity() || grow(v)
 }
 
-/// Grows `v` by an eighth (at least 1024 elements) and maps the new pages at once:
-/// a large output is mostly fresh memory (see `memory.rs`). Growing by an eighth
-/// rather than doubling keeps the mapped but unused memory small; large buffers
-/// are moved by the allocator's remapping, not copied.
+/// Grows `v` and maps the new pages at once: a large output is mostly fresh memory
+/// (see `memory.rs`). Up to [`DOUBLING_BYTES`] the buffer doubles, because the
+/// allocator may copy a buffer of that size when it grows; beyond it the buffer
+/// grows by an eighth, which keeps the mapped but unused memory small, and large
+/// buffers are moved by the allocator's remapping, not copied.
 #[cold]
 fn grow<T>(v: &mut Vec<T>) -> bool {
-    if v.try_reserve_exact((v.len() / 8).max(1024)).is_err() {
+    let bytes = v.len() * std::mem::size_of::<T>();
+    let more = if bytes < DOUBLING_BYTES { v.len() } else { v.len() / 8 };
+    if v.try_reserve_exact(more.max(1024)).is_err() {
         return false;
     }
     crate::memory::prefault_spare(v);

@@ -74,3 +74,55 @@ fn expired_chunks_are_freed_and_live_ones_kept() {
     assert!(a.live_nodes() <= 2 * ceql_engine::tecs::CHUNK_NODES as u64);
     assert_eq!(a.get(last.unwrap()).a, 19_999);
 }
+
+#[test]
+fn a_begin_node_is_a_bottom_with_its_own_position_marked() {
+    let mut a = Arena::new();
+    let begin = Item { node: a.begin(5, 5), max: 5 };
+    assert_eq!(begin.node.kind(), NodeKind::Begin);
+    assert!(begin.node.is_safe());
+    let two = Item { node: a.output(8, begin.node, 5), max: 5 };
+    let fused = enumerate(&a, two, 9, i64::MIN);
+    // The same complex event as extend(extend(new-bottom(5), 5), 8).
+    let b = a.bottom(5, 5);
+    let first = a.output(5, b, 5);
+    let unfused = Item { node: a.output(8, first, 5), max: 5 };
+    assert_eq!(fused, enumerate(&a, unfused, 9, i64::MIN));
+    assert_eq!(fused, [(5, vec![5, 8])].into_iter().collect());
+    // Begin nodes union like any other non-union node.
+    let b2 = a.bottom(5, 5);
+    let other = Item { node: a.output(7, b2, 5), max: 5 };
+    let both = a.union(begin, other);
+    assert_eq!(enumerate(&a, both, 9, i64::MIN), [(5, vec![5]), (5, vec![7])].into_iter().collect());
+}
+
+#[test]
+fn a_union_whose_right_child_was_reclaimed_skips_it() {
+    let mut a = Arena::new();
+    // An old start in the first chunk, then enough nodes to seal that chunk.
+    a.set_coordinate(0);
+    let old = Item { node: a.begin(0, 0), max: 0 };
+    for w in 1..=ceql_engine::tecs::CHUNK_NODES as i64 {
+        a.set_coordinate(w);
+        a.bottom(w as u64, w);
+    }
+    let w = 10 * ceql_engine::tecs::CHUNK_NODES as i64;
+    a.set_coordinate(w);
+    let new = Item { node: a.begin(w as u64, w), max: w };
+    let ul = vec![new, old];
+    let merged = a.ulist_merge(&ul);
+    // τ above every node of the first chunk: it is freed, and the union's right
+    // child (the old start) with it.
+    a.expire(w - 1);
+    assert_eq!(a.live_max(old.node), i64::MIN);
+    assert_eq!(a.live_max(new.node), w);
+    assert_eq!(enumerate(&a, merged, w as u64 + 1, w - 1), [(w as u64, vec![w as u64])].into_iter().collect());
+    // Two union nodes with reclaimed right children still union (gadgets c, d).
+    let b = a.bottom(w as u64, w);
+    let second = Item { node: a.output(w as u64 + 1, b, w), max: w };
+    let m2 = a.ulist_merge(&[second, old]);
+    let both = a.union(merged, m2);
+    assert!(both.node.is_safe());
+    let want = [(w as u64, vec![w as u64]), (w as u64, vec![w as u64 + 1])].into_iter().collect();
+    assert_eq!(enumerate(&a, both, w as u64 + 2, w - 1), want);
+}

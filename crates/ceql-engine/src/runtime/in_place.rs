@@ -28,6 +28,38 @@ use crate::tecs::{new_ulist, prune, Item};
 /// of their targets is quadratic.
 const MAX_MARKING: usize = 8;
 
+/// The marking entries of one event: (index in `T`, target det-state), at most
+/// [`MAX_MARKING`]. A fixed array, so that recording an entry that may or may not
+/// mark is a store and an add rather than a branch on the stream's data.
+#[derive(Default)]
+pub(crate) struct Marking {
+    items: [(u32, crate::det::DetId); MAX_MARKING + 1],
+    len: usize,
+}
+
+impl Marking {
+    /// Forgets every entry.
+    #[inline]
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// Records that entry `i` marks into `target` unless `target` is `DEAD`; false
+    /// when that makes more than [`MAX_MARKING`] entries.
+    #[inline]
+    fn note(&mut self, i: usize, target: crate::det::DetId) -> bool {
+        self.items[self.len] = (i as u32, target);
+        self.len += (target != DEAD) as usize;
+        self.len <= MAX_MARKING
+    }
+
+    /// The recorded entries.
+    #[inline]
+    fn as_slice(&self) -> &[(u32, crate::det::DetId)] {
+        &self.items[..self.len]
+    }
+}
+
 impl Runtime {
     /// Updates `table` (the partition's `T`) in place for an event of class `class`
     /// at `position`, coordinate `w` and threshold `tau`, when the event has the
@@ -62,7 +94,7 @@ impl Runtime {
         } else {
             self.find_marking(table, class, tau)?
         };
-        if start[0] == DEAD && self.marking.is_empty() {
+        if start[0] == DEAD && self.marking.as_slice().is_empty() {
             self.drop_dying(table);
             if expired {
                 self.drop_expired(table, tau);
@@ -70,9 +102,10 @@ impl Runtime {
             return Some(any_final);
         }
         // Every target must be new to this event: distinct, and not a marking entry.
-        let targets = || start[0..1].iter().copied().filter(|&t| t != DEAD).chain(self.marking.iter().map(|m| m.1));
+        let marking = self.marking.as_slice();
+        let targets = || start[0..1].iter().copied().filter(|&t| t != DEAD).chain(marking.iter().map(|m| m.1));
         for (k, t) in targets().enumerate() {
-            if targets().skip(k + 1).any(|u| u == t) || self.marking.iter().any(|&(i, _)| table[i].det == t) {
+            if targets().skip(k + 1).any(|u| u == t) || marking.iter().any(|&(i, _)| table[i as usize].det == t) {
                 return None;
             }
         }
@@ -80,12 +113,11 @@ impl Runtime {
         // Pass 2: the new nodes, computed from the lists as they were before the event.
         self.landing.clear();
         if start[0] != DEAD {
-            let bottom = self.arena.bottom(position, w);
-            let node = self.arena.output(position, bottom, w);
+            let node = self.arena.begin(position, w);
             self.landing.push((start[0], Item { node, max: w }));
         }
-        for &(i, target) in &self.marking {
-            let merged = self.arena.ulist_merge(&table[i].ul);
+        for &(i, target) in self.marking.as_slice() {
+            let merged = table[i as usize].merged(&mut self.arena);
             let node = self.arena.output(position, merged.node, merged.max);
             self.landing.push((target, Item { node, max: merged.max }));
         }
@@ -113,20 +145,21 @@ impl Runtime {
                 prune(&mut table[k].ul, tau);
             }
             match found {
-                Some(k) if item.max <= table[k].ul[0].max => self.arena.ulist_insert(&mut table[k].ul, item),
+                Some(k) if item.max <= table[k].ul[0].max => table[k].insert(&mut self.arena, item),
                 Some(k) => {
                     // The node is newer than the list's head: it becomes the head,
                     // the old list is merged behind it, and the entry moves up.
-                    let old = self.arena.ulist_merge(&table[k].ul);
+                    let old = table[k].merged(&mut self.arena);
                     let ul = &mut table[k].ul;
                     ul.clear();
                     ul.push(item);
                     ul.push(old);
+                    table[k].forget_merge();
                     table[slot..=k].rotate_right(1);
                 }
                 None => {
                     let ul = new_ulist(item, &mut self.pool);
-                    table.insert(slot, Entry { det: target, ul });
+                    table.insert(slot, Entry::new(target, ul));
                 }
             }
         }
@@ -154,7 +187,7 @@ impl Runtime {
                 None => self.cache.step(e.det, class),
             };
             let stays = s[1] == e.det;
-            if !(stays || s[1] == DEAD) || s[2] != DEAD || !self.note_marking(i, s[0]) {
+            if !(stays || s[1] == DEAD) || s[2] != DEAD || !self.marking.note(i, s[0]) {
                 self.cache.count_hits(hits);
                 return None;
             }
@@ -195,7 +228,7 @@ impl Runtime {
             if !(stays || s[1] == DEAD) || s[2] != DEAD || (stays && self.cache.is_final(e.det)) {
                 return None;
             }
-            if !self.note_marking(i, s[0]) {
+            if !self.marking.note(i, s[0]) {
                 return None;
             }
             if !stays {
@@ -205,22 +238,9 @@ impl Runtime {
         Some(false)
     }
 
-    /// Records that entry `i` marks into `target` (if any); false when there are
-    /// too many marking entries for this path.
-    #[inline]
-    fn note_marking(&mut self, i: usize, target: crate::det::DetId) -> bool {
-        if target == DEAD {
-            return true;
-        }
-        if self.marking.len() == MAX_MARKING {
-            return false;
-        }
-        self.marking.push((i, target));
-        true
-    }
-
     /// Removes the entries recorded in `self.dying` (ascending indices), recycling
     /// their buffers.
+    #[inline]
     fn drop_dying(&mut self, table: &mut Vec<Entry>) {
         for &i in self.dying.iter().rev() {
             let entry = table.remove(i);

@@ -150,7 +150,7 @@ pub struct Runtime {
     /// types whose class does not depend on the event; `u64::MAX` otherwise.
     pub(crate) fixed_classes: Vec<(u64, crate::det::ClassId)>,
     /// In-place update scratch: (index in `T`, target) of each marking entry.
-    pub(crate) marking: Vec<(usize, crate::det::DetId)>,
+    pub(crate) marking: in_place::Marking,
     /// In-place update scratch: indices in `T` of the entries whose runs end.
     pub(crate) dying: Vec<usize>,
     /// In-place update scratch: (target, node) of each new node.
@@ -219,7 +219,7 @@ impl Runtime {
                 partitioned: query.is_partitioned(),
             },
             dedupe_scratch: MatchBuffer::new(),
-            marking: Vec::new(),
+            marking: in_place::Marking::default(),
             dying: Vec::new(),
             landing: Vec::new(),
             fixed_classes: (0..=query.preds.len())
@@ -365,12 +365,23 @@ impl Runtime {
     }
 
     /// Frees tECS chunks and partitions that can no longer contribute (§6.7).
-    #[inline]
+    #[inline(always)]
     fn reclaim(&mut self) {
-        if self.facts.epsilon.is_none() || self.max_w == i64::MIN {
+        let Some(eps) = self.facts.epsilon else { return };
+        if self.max_w == i64::MIN {
             return;
         }
-        let tau = self.threshold(self.max_w);
+        let tau = self.max_w.saturating_sub(eps);
+        // Most events free nothing: without partitions or time marks, that is one
+        // comparison here instead of a call.
+        if self.arena.oldest_full_coordinate() >= tau && !self.facts.partitioned && !self.facts.time_based {
+            return;
+        }
+        self.reclaim_below(tau);
+    }
+
+    /// The work of [`Runtime::reclaim`] for the threshold `tau`.
+    fn reclaim_below(&mut self, tau: i64) {
         if self.arena.oldest_full_coordinate() < tau {
             self.arena.expire(tau);
         }

@@ -4,16 +4,67 @@
 //! match has left the window are dropped from the back in O(1) each.
 
 use crate::det::DetId;
-use crate::tecs::UnionList;
+use crate::tecs::{Arena, Item, NodeRef, UnionList};
 use std::collections::HashMap;
 
 /// One entry of `T`: an active det-state and its union-list.
+///
+/// The entry also remembers `merge(ul)` once computed, until the list changes: a
+/// det-state whose runs advance on every event of some type is merged again and
+/// again (once per marking event, and again when a newer node becomes its head),
+/// and each merge of an unchanged list would allocate the same union nodes anew.
+/// Pruning the list's tail keeps the remembered node: the expired part below it is
+/// never entered by enumeration (its `max` is below `τ`).
 #[derive(Clone, Debug)]
 pub struct Entry {
     /// The det-state.
     pub det: DetId,
-    /// Its open complex events.
+    /// Its open complex events. Change it only through [`Entry::insert`] or
+    /// followed by [`Entry::forget_merge`].
     pub ul: UnionList,
+    /// The node of `merge(ul)` (its `max` is the head's), or [`NO_MERGE`] when not
+    /// computed since the list last changed.
+    merged: NodeRef,
+}
+
+/// Marks [`Entry::merged`] as not computed.
+const NO_MERGE: NodeRef = NodeRef(u64::MAX);
+
+impl Entry {
+    /// An entry for `det` with the list `ul`.
+    #[inline]
+    pub fn new(det: DetId, ul: UnionList) -> Entry {
+        Entry { det, ul, merged: NO_MERGE }
+    }
+
+    /// `merge(ul)`, computed at most once per version of the list.
+    #[inline]
+    pub fn merged(&mut self, arena: &mut Arena) -> Item {
+        if self.merged == NO_MERGE {
+            self.merged = arena.ulist_merge(&self.ul).node;
+        }
+        Item { node: self.merged, max: self.ul[0].max }
+    }
+
+    /// Remembers `m` as `merge(ul)` (the list is unchanged since `m` was built).
+    #[inline]
+    pub fn remember_merge(&mut self, m: Item) {
+        debug_assert_eq!(m.max, self.ul[0].max, "a merge has the head's max");
+        self.merged = m.node;
+    }
+
+    /// `insert(ul, n)`; the list changes, so its merge is forgotten.
+    #[inline]
+    pub fn insert(&mut self, arena: &mut Arena, n: Item) {
+        arena.ulist_insert(&mut self.ul, n);
+        self.merged = NO_MERGE;
+    }
+
+    /// Forgets the merge after a direct change of `ul`.
+    #[inline]
+    pub fn forget_merge(&mut self) {
+        self.merged = NO_MERGE;
+    }
 }
 
 /// Index of a partition slot.

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"CEQLSNAP";
 /// Current snapshot format version.
-pub const SNAPSHOT_VERSION: u32 = 2;
+pub const SNAPSHOT_VERSION: u32 = 3;
 
 /// Why a snapshot cannot be restored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -169,7 +169,7 @@ impl Runtime {
                 if ul.is_empty() {
                     return Err(malformed());
                 }
-                table.push(super::Entry { det: rt.cache.import(&det).ok_or_else(malformed)?, ul });
+                table.push(super::Entry::new(rt.cache.import(&det).ok_or_else(malformed)?, ul));
             }
             let virtual_det = rt.cache.import(&p.virtual_det).ok_or_else(malformed)?;
             let part = rt.partitions.get_mut(pid);

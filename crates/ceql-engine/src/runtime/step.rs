@@ -40,18 +40,25 @@ impl Runtime {
             let mut next = std::mem::take(&mut self.next_table);
             // The runs that start at this event are executed first: their max,
             // w(j), is the largest, which keeps the heads of T' in non-increasing order.
-            if start[..3].iter().any(|&d| d != DEAD) {
+            if start[1] == DEAD && start[2] == DEAD {
+                if start[0] != DEAD {
+                    // Only a marking start: one begin node instead of a bottom and
+                    // an output node over it.
+                    let node = self.arena.begin(position, w);
+                    self.add(&mut next, start[0], Item { node, max: w });
+                }
+            } else {
                 let bottom = Item { node: self.arena.bottom(position, w), max: w };
                 let ul = new_ulist(bottom, &mut self.pool);
-                self.exec_trans(&mut next, start, ul, position);
+                self.exec_trans(&mut next, start, Entry::new(DEAD, ul), position);
             }
-            for Entry { det, mut ul } in table.drain(..) {
-                if !prune(&mut ul, tau) {
-                    self.pool.push(ul);
+            for mut e in table.drain(..) {
+                if !prune(&mut e.ul, tau) {
+                    self.pool.push(e.ul);
                     continue;
                 }
-                let succ = self.cache.step(det, class);
-                self.exec_trans(&mut next, succ, ul, position);
+                let succ = self.cache.step(e.det, class);
+                self.exec_trans(&mut next, succ, e, position);
             }
             self.next_table = table;
             next
@@ -63,7 +70,33 @@ impl Runtime {
             "processing order: heads of T are non-increasing"
         );
 
-        // OUTPUT: complex events of final det-states whose start is in the window.
+        // OUTPUT: only when T' may hold a final det-state (most events cannot).
+        let any = any_final && self.emit_outputs(&next, position, tau, out);
+
+        // CONSUME BY (§3.10): tested on O_j before LIMIT.
+        let reset = any && self.facts.consume != ConsumePolicy::None;
+        let mut next_virtual = next_virtual;
+        if reset {
+            self.pool.extend(next.drain(..).map(|e| e.ul));
+            next_virtual = INITIAL;
+            if self.facts.consume == ConsumePolicy::Any || !self.partitions.keyed() {
+                self.reset_epoch += 1;
+            }
+        }
+        let part = self.partitions.get_mut(pid);
+        part.table = next;
+        part.epoch = self.reset_epoch;
+        part.virtual_det = next_virtual;
+        self.partitions.touch(pid, w);
+        let part = self.partitions.get_mut(pid);
+        if part.table.is_empty() && part.virtual_det == INITIAL {
+            self.partitions.remove(pid, &mut self.pool);
+        }
+    }
+
+    /// OUTPUT: appends to `out` the complex events of the final det-states of `next`
+    /// whose start is in the window (`τ`); returns whether there was any.
+    fn emit_outputs(&mut self, next: &[Entry], position: u64, tau: i64, out: &mut MatchBuffer) -> bool {
         let mut any = false;
         let limit = self.facts.limit;
         // MAX under a partial projection: incomparable maximal runs (different
@@ -83,8 +116,7 @@ impl Runtime {
         };
         let first = target.len();
         let mut budget = if dedupe { u64::MAX } else { limit };
-        let finals: &[Entry] = if any_final { &next } else { &[] };
-        for e in finals {
+        for e in next {
             if !self.cache.is_final(e.det) || e.ul[0].max < tau {
                 continue;
             }
@@ -110,47 +142,30 @@ impl Runtime {
             out.add_counts((b.len() - first) as u64, b.positions.len() as u64);
             self.dedupe_scratch = b;
         }
-
-        // CONSUME BY (§3.10): tested on O_j before LIMIT.
-        let reset = any && self.facts.consume != ConsumePolicy::None;
-        let mut next_virtual = next_virtual;
-        if reset {
-            self.pool.extend(next.drain(..).map(|e| e.ul));
-            next_virtual = INITIAL;
-            if self.facts.consume == ConsumePolicy::Any || !self.partitions.keyed() {
-                self.reset_epoch += 1;
-            }
-        }
-        let part = self.partitions.get_mut(pid);
-        part.table = next;
-        part.epoch = self.reset_epoch;
-        part.virtual_det = next_virtual;
-        self.partitions.touch(pid, w);
-        let part = self.partitions.get_mut(pid);
-        if part.table.is_empty() && part.virtual_det == INITIAL {
-            self.partitions.remove(pid, &mut self.pool);
-        }
+        any
     }
 
-    /// EXEC_TRANS: moves the union-list `ul` of a det-state along its successors:
-    /// slot 0 by output-marking transitions (a new output node), slots 1 and 2 by
+    /// EXEC_TRANS: moves the union-list of entry `e` along its successors: slot 0
+    /// by output-marking transitions (a new output node), slots 1 and 2 by
     /// non-marking ones (the list itself, or its merge when the target is already
-    /// in `T'`).
+    /// in `T'`). A list that moves unchanged keeps its remembered merge.
     #[inline(always)]
-    fn exec_trans(&mut self, next: &mut Vec<Entry>, succ: Succ, ul: UnionList, position: u64) {
+    fn exec_trans(&mut self, next: &mut Vec<Entry>, succ: Succ, mut e: Entry, position: u64) {
         let [m, u1, u2, _] = succ;
         let i1 = if u1 != DEAD { self.index_of(u1) } else { None };
         if m == DEAD && u2 == DEAD && i1.is_none() {
             if u1 == DEAD {
-                self.pool.push(ul);
+                self.pool.push(e.ul);
             } else {
                 // Only a non-marking successor not yet in T': reuse the list as is.
                 self.set_index(u1, next.len());
-                next.push(Entry { det: u1, ul });
+                e.det = u1;
+                next.push(e);
             }
             return;
         }
-        let merged = self.arena.ulist_merge(&ul);
+        let merged = e.merged(&mut self.arena);
+        let ul = e.ul;
         if m != DEAD {
             let node = self.arena.output(position, merged.node, merged.max);
             self.add(next, m, Item { node, max: merged.max });
@@ -162,7 +177,7 @@ impl Runtime {
                 continue;
             }
             match self.index_of(u) {
-                Some(i) => self.arena.ulist_insert(&mut next[i].ul, merged),
+                Some(i) => next[i].insert(&mut self.arena, merged),
                 None => {
                     self.set_index(u, next.len());
                     let list = match (ul.take(), moved_to) {
@@ -179,7 +194,10 @@ impl Runtime {
                         (None, None) => unreachable!("the list is moved at most once"),
                     };
                     moved_to = Some(next.len());
-                    next.push(Entry { det: u, ul: list });
+                    // Either way the list is unchanged, so its merge is `merged`.
+                    let mut entry = Entry::new(u, list);
+                    entry.remember_merge(merged);
+                    next.push(entry);
                 }
             }
         }
@@ -192,11 +210,11 @@ impl Runtime {
     #[inline]
     fn add(&mut self, next: &mut Vec<Entry>, q: crate::det::DetId, n: Item) {
         match self.index_of(q) {
-            Some(i) => self.arena.ulist_insert(&mut next[i].ul, n),
+            Some(i) => next[i].insert(&mut self.arena, n),
             None => {
                 self.set_index(q, next.len());
                 let ul = new_ulist(n, &mut self.pool);
-                next.push(Entry { det: q, ul });
+                next.push(Entry::new(q, ul));
             }
         }
     }

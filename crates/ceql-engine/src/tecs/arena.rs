@@ -7,7 +7,7 @@
 use super::node::{Node, NodeKind, NodeRef};
 use std::collections::VecDeque;
 
-/// Nodes per chunk (128 KiB chunks).
+/// Nodes per chunk (96 KiB chunks).
 pub const CHUNK_NODES: usize = 4096;
 const CHUNK_SHIFT: u32 = 12;
 const SPARE_CHUNKS: usize = 4;
@@ -19,6 +19,9 @@ pub struct Arena {
     full: VecDeque<Vec<Node>>,
     /// Largest creation coordinate of the nodes of each full chunk.
     full_coord: VecDeque<i64>,
+    /// `full_coord[0]`, or `i64::MAX` when there is no full chunk: read on every
+    /// event, so kept where reading it is one load.
+    oldest_full: i64,
     /// Id of the first node of `full[0]` (or of `current` when there is no full chunk).
     base: u64,
     /// The chunk being filled (capacity `CHUNK_NODES`; nodes are pushed, so a
@@ -49,6 +52,7 @@ impl Arena {
         Arena {
             full: VecDeque::new(),
             full_coord: VecDeque::new(),
+            oldest_full: i64::MAX,
             base: 0,
             current: chunk(),
             spare: Vec::new(),
@@ -91,6 +95,7 @@ impl Arena {
         let full = std::mem::replace(&mut self.current, fresh);
         self.full.push_back(full);
         self.full_coord.push_back(self.coord);
+        self.oldest_full = self.oldest_full.min(self.coord);
     }
 
     /// The node behind `r`. Debug builds check that it was not reclaimed.
@@ -108,17 +113,37 @@ impl Arena {
         }
     }
 
+    /// `max` of the node behind `r`, or `i64::MIN` when its chunk was reclaimed. A
+    /// reclaimed node was created below some earlier `τ`, and a node's `max` is at
+    /// most its creation coordinate, so it is outside the window for good: any value
+    /// below every future `τ` stands for it.
+    #[inline]
+    pub fn live_max(&self, r: NodeRef) -> i64 {
+        if r.id() < self.base {
+            i64::MIN
+        } else {
+            self.get(r).max
+        }
+    }
+
     /// `new-bottom(i)` with `max = w(i)`.
     #[inline]
     pub fn bottom(&mut self, pos: u64, w: i64) -> NodeRef {
-        let id = self.alloc(Node { a: pos, b: 0, c: 0, max: w });
+        let id = self.alloc(Node { a: pos, b: 0, max: w });
         NodeRef::new(id, NodeKind::Bottom, 0, 0)
+    }
+
+    /// `extend(new-bottom(i), i)` as one node, with `max = w(i)`.
+    #[inline]
+    pub fn begin(&mut self, pos: u64, w: i64) -> NodeRef {
+        let id = self.alloc(Node { a: pos, b: 0, max: w });
+        NodeRef::new(id, NodeKind::Begin, 0, 0)
     }
 
     /// `extend(next, j)`: an output node at position `j`; `max = max(next)`.
     #[inline]
     pub fn output(&mut self, pos: u64, next: NodeRef, next_max: i64) -> NodeRef {
-        let id = self.alloc(Node { a: pos, b: next.0, c: 0, max: next_max });
+        let id = self.alloc(Node { a: pos, b: next.0, max: next_max });
         NodeRef::new(id, NodeKind::Output, 0, 0)
     }
 
@@ -128,7 +153,7 @@ impl Arena {
         debug_assert!(left_max >= right_max, "time-ordered: max(left) ≥ max(right)");
         let odepth = 1 + left.odepth();
         debug_assert!(odepth <= 3, "3-bounded");
-        let id = self.alloc(Node { a: left.0, b: right.0, c: right_max as u64, max: left_max });
+        let id = self.alloc(Node { a: left.0, b: right.0, max: left_max });
         NodeRef::new(id, NodeKind::Union, odepth, right.odepth())
     }
 
@@ -146,13 +171,14 @@ impl Arena {
                 self.spare.push(chunk);
             }
         }
+        self.oldest_full = self.full_coord.front().copied().unwrap_or(i64::MAX);
     }
 
     /// Creation coordinate of the oldest full chunk (`i64::MAX` when there is none):
     /// nothing expires while `τ` is not above it.
     #[inline]
     pub fn oldest_full_coordinate(&self) -> i64 {
-        self.full_coord.front().copied().unwrap_or(i64::MAX)
+        self.oldest_full
     }
 
     /// Nodes currently stored (live chunks).

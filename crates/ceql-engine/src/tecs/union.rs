@@ -19,16 +19,15 @@ impl Arena {
             (_, k) if k != NodeKind::Union => self.union_node(n2.node, m, n1.node, m),
             // (c), (d) both are union nodes.
             _ => {
-                let (a1, b1) = {
-                    let x = self.get(n1.node);
-                    ((NodeRef(x.a), NodeRef(x.b)), x.c as i64)
+                let children = |n: NodeRef| {
+                    let x = self.get(n);
+                    (NodeRef(x.a), NodeRef(x.b))
                 };
-                let (a2, b2) = {
-                    let x = self.get(n2.node);
-                    ((NodeRef(x.a), NodeRef(x.b)), x.c as i64)
-                };
-                let ((left1, right1), rmax1) = (a1, b1);
-                let ((left2, right2), rmax2) = (a2, b2);
+                let (left1, right1) = children(n1.node);
+                let (left2, right2) = children(n2.node);
+                // A right child in a reclaimed chunk counts as i64::MIN: it is out of
+                // the window for good, and ordering it last keeps U time-ordered.
+                let (rmax1, rmax2) = (self.live_max(right1), self.live_max(right2));
                 let (u2, u2_max) = if rmax1 >= rmax2 {
                     (self.union_node(right1, rmax1, right2, rmax2), rmax1)
                 } else {
