@@ -60,6 +60,30 @@ impl Marking {
     }
 }
 
+/// The new nodes of one event and their target det-states: one per marking
+/// entry, plus the run that starts at the event. A fixed array, filled once per
+/// event that marks.
+pub(crate) struct Landing {
+    items: [(crate::det::DetId, Item); MAX_MARKING + 1],
+    len: usize,
+}
+
+impl Default for Landing {
+    fn default() -> Self {
+        let unused = (DEAD, Item { node: crate::tecs::NodeRef(0), max: i64::MIN });
+        Landing { items: [unused; MAX_MARKING + 1], len: 0 }
+    }
+}
+
+impl Landing {
+    /// Adds a node for `target`; at most `MAX_MARKING + 1` per event.
+    #[inline]
+    fn push(&mut self, target: crate::det::DetId, item: Item) {
+        self.items[self.len] = (target, item);
+        self.len += 1;
+    }
+}
+
 impl Runtime {
     /// Updates `table` (the partition's `T`) in place for an event of class `class`
     /// at `position`, coordinate `w` and threshold `tau`, when the event has the
@@ -84,7 +108,7 @@ impl Runtime {
         self.marking.clear();
         self.dying.clear();
         // Pass 1, read-only apart from pruning: find the entries that mark.
-        let (expired, mut any_final) = if table.last().is_none_or(|e| e.ul[0].max >= tau) {
+        let (expired, mut any_final) = if table.last().is_none_or(|e| e.head_max() >= tau) {
             // No entry expired, so only the entries the class moves need a look
             // (their lists, and those of the targets below, are pruned when used).
             match self.cache.mover_mask(class) {
@@ -95,7 +119,9 @@ impl Runtime {
             self.find_marking(table, class, tau)?
         };
         if start[0] == DEAD && self.marking.as_slice().is_empty() {
-            self.drop_dying(table);
+            if !self.dying.is_empty() {
+                self.drop_dying(table);
+            }
             if expired {
                 self.drop_expired(table, tau);
             }
@@ -111,25 +137,27 @@ impl Runtime {
         }
 
         // Pass 2: the new nodes, computed from the lists as they were before the event.
-        self.landing.clear();
+        self.landing.len = 0;
         if start[0] != DEAD {
             let node = self.arena.begin(position, w);
-            self.landing.push((start[0], Item { node, max: w }));
+            self.landing.push(start[0], Item { node, max: w });
         }
         for &(i, target) in self.marking.as_slice() {
             let merged = table[i as usize].merged(&mut self.arena);
             let node = self.arena.output(position, merged.node, merged.max);
-            self.landing.push((target, Item { node, max: merged.max }));
+            self.landing.push(target, Item { node, max: merged.max });
         }
         // The lists of ending runs were read above (some of them mark); now they go.
-        self.drop_dying(table);
+        if !self.dying.is_empty() {
+            self.drop_dying(table);
+        }
         if expired {
             self.drop_expired(table, tau);
         }
 
         // Pass 3: add each node to its target, keeping the heads of T non-increasing.
-        for li in 0..self.landing.len() {
-            let (target, item) = self.landing[li];
+        for li in 0..self.landing.len {
+            let (target, item) = self.landing.items[li];
             any_final |= self.cache.is_final(target);
             // Where the target is, and the first entry whose head is below the new
             // node (where a new head goes): one pass without early exits, whose
@@ -137,7 +165,7 @@ impl Runtime {
             let (mut found, mut slot) = (usize::MAX, table.len());
             for (i, e) in table.iter().enumerate().rev() {
                 found = if e.det == target { i } else { found };
-                slot = if e.ul[0].max < item.max { i } else { slot };
+                slot = if e.head_max() < item.max { i } else { slot };
             }
             let found = (found != usize::MAX).then_some(found);
             if let Some(k) = found {
@@ -145,16 +173,12 @@ impl Runtime {
                 prune(&mut table[k].ul, tau);
             }
             match found {
-                Some(k) if item.max <= table[k].ul[0].max => table[k].insert(&mut self.arena, item),
+                Some(k) if item.max <= table[k].head_max() => table[k].insert(&mut self.arena, item),
                 Some(k) => {
                     // The node is newer than the list's head: it becomes the head,
                     // the old list is merged behind it, and the entry moves up.
                     let old = table[k].merged(&mut self.arena);
-                    let ul = &mut table[k].ul;
-                    ul.clear();
-                    ul.push(item);
-                    ul.push(old);
-                    table[k].forget_merge();
+                    table[k].push_front(item, old);
                     table[slot..=k].rotate_right(1);
                 }
                 None => {
@@ -252,7 +276,7 @@ impl Runtime {
     fn drop_expired(&mut self, table: &mut Vec<Entry>, tau: i64) {
         let pool = &mut self.pool;
         table.retain_mut(|e| {
-            let keep = e.ul[0].max >= tau;
+            let keep = e.head_max() >= tau;
             if !keep {
                 pool.push(std::mem::take(&mut e.ul));
             }

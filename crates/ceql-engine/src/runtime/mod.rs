@@ -154,7 +154,7 @@ pub struct Runtime {
     /// In-place update scratch: indices in `T` of the entries whose runs end.
     pub(crate) dying: Vec<usize>,
     /// In-place update scratch: (target, node) of each new node.
-    pub(crate) landing: Vec<(crate::det::DetId, crate::tecs::Item)>,
+    pub(crate) landing: in_place::Landing,
 }
 
 /// Per-event facts of the query, copied out of the plan so that the hot path does
@@ -221,7 +221,7 @@ impl Runtime {
             dedupe_scratch: MatchBuffer::new(),
             marking: in_place::Marking::default(),
             dying: Vec::new(),
-            landing: Vec::new(),
+            landing: in_place::Landing::default(),
             fixed_classes: (0..=query.preds.len())
                 .map(|t| {
                     let plain =

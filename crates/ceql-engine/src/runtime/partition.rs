@@ -19,12 +19,15 @@ use std::collections::HashMap;
 pub struct Entry {
     /// The det-state.
     pub det: DetId,
-    /// Its open complex events. Change it only through [`Entry::insert`] or
-    /// followed by [`Entry::forget_merge`].
+    /// Its open complex events. Change it only through [`Entry::insert`],
+    /// [`Entry::push_front`] or `prune` (which keeps the head, or ends the entry).
     pub ul: UnionList,
     /// The node of `merge(ul)` (its `max` is the head's), or [`NO_MERGE`] when not
     /// computed since the list last changed.
     merged: NodeRef,
+    /// `ul[0].max`, read for every entry when a node lands in `T`: kept here so
+    /// that scanning `T` does not follow each list's pointer.
+    head: i64,
 }
 
 /// Marks [`Entry::merged`] as not computed.
@@ -34,7 +37,27 @@ impl Entry {
     /// An entry for `det` with the list `ul`.
     #[inline]
     pub fn new(det: DetId, ul: UnionList) -> Entry {
-        Entry { det, ul, merged: NO_MERGE }
+        let head = ul[0].max;
+        Entry { det, ul, merged: NO_MERGE, head }
+    }
+
+    /// `max` of the list's head: the newest start among its runs.
+    #[inline]
+    pub fn head_max(&self) -> i64 {
+        debug_assert_eq!(self.head, self.ul[0].max, "head kept in step with the list");
+        self.head
+    }
+
+    /// Makes `item`, newer than the whole list, its head, with the old list (whose
+    /// merge is `old`) behind it.
+    #[inline]
+    pub fn push_front(&mut self, item: Item, old: Item) {
+        debug_assert!(item.max > self.head && old.max == self.head);
+        self.ul.clear();
+        self.ul.push(item);
+        self.ul.push(old);
+        self.head = item.max;
+        self.merged = NO_MERGE;
     }
 
     /// `merge(ul)`, computed at most once per version of the list.
@@ -43,13 +66,13 @@ impl Entry {
         if self.merged == NO_MERGE {
             self.merged = arena.ulist_merge(&self.ul).node;
         }
-        Item { node: self.merged, max: self.ul[0].max }
+        Item { node: self.merged, max: self.head }
     }
 
     /// Remembers `m` as `merge(ul)` (the list is unchanged since `m` was built).
     #[inline]
     pub fn remember_merge(&mut self, m: Item) {
-        debug_assert_eq!(m.max, self.ul[0].max, "a merge has the head's max");
+        debug_assert_eq!(m.max, self.head, "a merge has the head's max");
         self.merged = m.node;
     }
 
@@ -57,12 +80,6 @@ impl Entry {
     #[inline]
     pub fn insert(&mut self, arena: &mut Arena, n: Item) {
         arena.ulist_insert(&mut self.ul, n);
-        self.merged = NO_MERGE;
-    }
-
-    /// Forgets the merge after a direct change of `ul`.
-    #[inline]
-    pub fn forget_merge(&mut self) {
         self.merged = NO_MERGE;
     }
 }

@@ -66,7 +66,7 @@ impl Runtime {
         // Union-list length ≤ number of det-states (+1: the head may repeat a max).
         debug_assert!(next.iter().all(|e| check_invariants(&e.ul) && e.ul.len() <= self.cache.num_states() + 1));
         debug_assert!(
-            next.windows(2).all(|p| p[0].ul[0].max >= p[1].ul[0].max),
+            next.windows(2).all(|p| p[0].head_max() >= p[1].head_max()),
             "processing order: heads of T are non-increasing"
         );
 
@@ -117,7 +117,7 @@ impl Runtime {
         let first = target.len();
         let mut budget = if dedupe { u64::MAX } else { limit };
         for e in next {
-            if !self.cache.is_final(e.det) || e.ul[0].max < tau {
+            if !self.cache.is_final(e.det) || e.head_max() < tau {
                 continue;
             }
             any = true;
