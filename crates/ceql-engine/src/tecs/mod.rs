@@ -1,5 +1,5 @@
 //! The timed Enumerable Compact Set of [CORE] §5 (reference §6.2–6.4): an immutable
-//! DAG of bottom, output and union nodes stored in an arena, with the union gadgets
+//! DAG of bottom, begin, output and union nodes stored in an arena, with the union gadgets
 //! and union-lists that keep every update constant-time.
 
 mod arena;
