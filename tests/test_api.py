@@ -79,6 +79,19 @@ def test_snapshot_restore_continues_exactly():
         ceql.Stream.restore(q, b"garbage")
 
 
+def test_a_snapshot_of_another_format_version_is_refused():
+    q = ceql.compile("SELECT * FROM S WHERE A ; B WITHIN 10 EVENTS")
+    s = q.stream()
+    s.push({"type": "A"})
+    data = bytearray(s.snapshot())
+    at = data.find(b"CEQLSNAP")
+    assert at >= 0
+    version = int.from_bytes(data[at + 8 : at + 12], "little")
+    data[at + 8 : at + 12] = (version - 1).to_bytes(4, "little")
+    with pytest.raises(ceql.CeqlSnapshotError, match=f"format version {version - 1} is not supported"):
+        ceql.Stream.restore(q, bytes(data))
+
+
 def test_event_errors_name_position_and_field():
     q = ceql.compile("SELECT * FROM S WHERE A ; B FILTER A[price > 26.0]")
     with pytest.raises(ceql.CeqlEventError) as info:
