@@ -28,59 +28,66 @@ use crate::tecs::{new_ulist, prune, Item};
 /// of their targets is quadratic.
 const MAX_MARKING: usize = 8;
 
-/// The marking entries of one event: (index in `T`, target det-state), at most
-/// [`MAX_MARKING`]. A fixed array, so that recording an entry that may or may not
-/// mark is a store and an add rather than a branch on the stream's data.
-#[derive(Default)]
-pub(crate) struct Marking {
-    items: [(u32, crate::det::DetId); MAX_MARKING + 1],
+/// A few values recorded during one event, in a fixed array: recording a value
+/// that may or may not count is a store and an add, not a branch on the stream's
+/// data. Holds at most `MAX_MARKING + 1` values.
+pub(crate) struct Scratch<T> {
+    items: [T; MAX_MARKING + 1],
     len: usize,
 }
 
-impl Marking {
-    /// Forgets every entry.
+impl<T: Copy> Scratch<T> {
+    fn filled_with(unused: T) -> Self {
+        Scratch { items: [unused; MAX_MARKING + 1], len: 0 }
+    }
+
+    /// Forgets every value.
     #[inline]
     fn clear(&mut self) {
         self.len = 0;
     }
 
-    /// Records that entry `i` marks into `target` unless `target` is `DEAD`; false
-    /// when that makes more than [`MAX_MARKING`] entries.
+    /// Records `value`, keeping it only when `keep`; the caller keeps the count
+    /// at most `MAX_MARKING + 1`.
     #[inline]
-    fn note(&mut self, i: usize, target: crate::det::DetId) -> bool {
-        self.items[self.len] = (i as u32, target);
-        self.len += (target != DEAD) as usize;
-        self.len <= MAX_MARKING
+    fn push_if(&mut self, value: T, keep: bool) {
+        self.items[self.len] = value;
+        self.len += keep as usize;
     }
 
-    /// The recorded entries.
+    /// The recorded values.
     #[inline]
-    fn as_slice(&self) -> &[(u32, crate::det::DetId)] {
+    fn as_slice(&self) -> &[T] {
         &self.items[..self.len]
     }
 }
 
-/// The new nodes of one event and their target det-states: one per marking
-/// entry, plus the run that starts at the event. A fixed array, filled once per
-/// event that marks.
-pub(crate) struct Landing {
-    items: [(crate::det::DetId, Item); MAX_MARKING + 1],
-    len: usize,
-}
+/// The marking entries of one event: (index in `T`, target det-state).
+pub(crate) type Marking = Scratch<(u32, crate::det::DetId)>;
 
-impl Default for Landing {
+impl Default for Marking {
     fn default() -> Self {
-        let unused = (DEAD, Item { node: crate::tecs::NodeRef(0), max: i64::MIN });
-        Landing { items: [unused; MAX_MARKING + 1], len: 0 }
+        Scratch::filled_with((0, DEAD))
     }
 }
 
-impl Landing {
-    /// Adds a node for `target`; at most `MAX_MARKING + 1` per event.
+impl Marking {
+    /// Records that entry `i` marks into `target` unless `target` is `DEAD`; false
+    /// when that makes more than [`MAX_MARKING`] entries.
     #[inline]
-    fn push(&mut self, target: crate::det::DetId, item: Item) {
-        self.items[self.len] = (target, item);
-        self.len += 1;
+    fn note(&mut self, i: usize, target: crate::det::DetId) -> bool {
+        self.push_if((i as u32, target), target != DEAD);
+        self.len <= MAX_MARKING
+    }
+}
+
+/// The new nodes of one event and their target det-states: one per marking
+/// entry, plus the run that starts at the event.
+pub(crate) type Landing = Scratch<(crate::det::DetId, Item)>;
+
+impl Default for Landing {
+    fn default() -> Self {
+        Scratch::filled_with((DEAD, Item { node: crate::tecs::NodeRef(0), max: i64::MIN }))
     }
 }
 
@@ -137,15 +144,15 @@ impl Runtime {
         }
 
         // Pass 2: the new nodes, computed from the lists as they were before the event.
-        self.landing.len = 0;
+        self.landing.clear();
         if start[0] != DEAD {
             let node = self.arena.begin(position, w);
-            self.landing.push(start[0], Item { node, max: w });
+            self.landing.push_if((start[0], Item { node, max: w }), true);
         }
         for &(i, target) in self.marking.as_slice() {
             let merged = table[i as usize].merged(&mut self.arena);
             let node = self.arena.output(position, merged.node, merged.max);
-            self.landing.push(target, Item { node, max: merged.max });
+            self.landing.push_if((target, Item { node, max: merged.max }), true);
         }
         // The lists of ending runs were read above (some of them mark); now they go.
         if !self.dying.is_empty() {
@@ -157,7 +164,7 @@ impl Runtime {
 
         // Pass 3: add each node to its target, keeping the heads of T non-increasing.
         for li in 0..self.landing.len {
-            let (target, item) = self.landing.items[li];
+            let (target, item) = self.landing.as_slice()[li];
             any_final |= self.cache.is_final(target);
             // Where the target is, and the first entry whose head is below the new
             // node (where a new head goes): one pass without early exits, whose
