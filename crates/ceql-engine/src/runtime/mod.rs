@@ -367,11 +367,10 @@ impl Runtime {
     /// Frees tECS chunks and partitions that can no longer contribute (§6.7).
     #[inline(always)]
     fn reclaim(&mut self) {
-        let Some(eps) = self.facts.epsilon else { return };
-        if self.max_w == i64::MIN {
+        if self.facts.epsilon.is_none() || self.max_w == i64::MIN {
             return;
         }
-        let tau = self.max_w.saturating_sub(eps);
+        let tau = self.threshold(self.max_w);
         // Most events free nothing: without partitions or time marks, that is one
         // comparison here instead of a call.
         if self.arena.oldest_full_coordinate() >= tau && !self.facts.partitioned && !self.facts.time_based {
