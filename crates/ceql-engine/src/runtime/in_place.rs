@@ -19,7 +19,7 @@
 //! list's head can be replaced by a newer node, with the old list merged behind
 //! it), but it keeps the union-list invariants and the non-increasing heads of `T`.
 
-use super::partition::Entry;
+use super::partition::{det_bit, dets_of, Entry};
 use super::Runtime;
 use crate::det::{ClassId, Succ, DEAD};
 use crate::tecs::{new_ulist, prune, Item};
@@ -97,12 +97,19 @@ impl Runtime {
     /// shape described in the module documentation. `start` are the successors of
     /// the virtual det-state.
     ///
+    /// `dets` is the partition's [`super::Partition::dets`] for `table`, kept a
+    /// superset of its det-states (exact again after entries are dropped);
+    /// `mask` is the class's [`crate::det::DetCache::mover_mask`].
+    ///
     /// Returns `None` when the event needs the general rebuild; `table` is then
     /// only pruned, which the rebuild repeats harmlessly. Otherwise returns
     /// whether `T'` may hold a final det-state.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn update_in_place(
         &mut self,
         table: &mut Vec<Entry>,
+        dets: &mut u64,
+        mask: Option<u64>,
         start: Succ,
         class: ClassId,
         position: u64,
@@ -118,27 +125,25 @@ impl Runtime {
         let (expired, mut any_final) = if table.last().is_none_or(|e| e.head_max() >= tau) {
             // No entry expired, so only the entries the class moves need a look
             // (their lists, and those of the targets below, are pruned when used).
-            match self.cache.mover_mask(class) {
-                Some(mask) => (false, self.find_marking_by_mask(table, mask, class, tau)?),
+            match mask {
+                Some(mask) => (false, self.find_marking_by_mask(table, mask & *dets, class, tau)?),
                 None => self.find_marking(table, class, tau)?,
             }
         } else {
             self.find_marking(table, class, tau)?
         };
         if start[0] == DEAD && self.marking.as_slice().is_empty() {
-            if !self.dying.is_empty() {
-                self.drop_dying(table);
-            }
-            if expired {
-                self.drop_expired(table, tau);
-            }
+            self.drop_ended(table, dets, expired, tau);
             return Some(any_final);
         }
         // Every target must be new to this event: distinct, and not a marking entry.
         let marking = self.marking.as_slice();
-        let targets = || start[0..1].iter().copied().filter(|&t| t != DEAD).chain(marking.iter().map(|m| m.1));
-        for (k, t) in targets().enumerate() {
-            if targets().skip(k + 1).any(|u| u == t) || marking.iter().any(|&(i, _)| table[i as usize].det == t) {
+        let is_marking = |t| marking.iter().any(|&(i, _)| table[i as usize].det == t);
+        if start[0] != DEAD && (is_marking(start[0]) || marking.iter().any(|m| m.1 == start[0])) {
+            return None;
+        }
+        for (k, &(_, t)) in marking.iter().enumerate() {
+            if is_marking(t) || marking[k + 1..].iter().any(|m| m.1 == t) {
                 return None;
             }
         }
@@ -155,12 +160,7 @@ impl Runtime {
             self.landing.push_if((target, Item { node, max: merged.max }), true);
         }
         // The lists of ending runs were read above (some of them mark); now they go.
-        if !self.dying.is_empty() {
-            self.drop_dying(table);
-        }
-        if expired {
-            self.drop_expired(table, tau);
-        }
+        self.drop_ended(table, dets, expired, tau);
 
         // Pass 3: add each node to its target, keeping the heads of T non-increasing.
         for li in 0..self.landing.len {
@@ -191,6 +191,7 @@ impl Runtime {
                 None => {
                     let ul = new_ulist(item, &mut self.pool);
                     table.insert(slot, Entry::new(target, ul));
+                    *dets |= det_bit(target);
                 }
             }
         }
@@ -242,6 +243,10 @@ impl Runtime {
         // the moving entries first, without a branch per entry (which entry moves
         // is as random as the stream, and a mispredicted branch costs more than
         // the test).
+        if mask == 0 {
+            // No det-state of T moves (the caller intersected the mask with them).
+            return Some(false);
+        }
         let mut moving = 0u64;
         for (i, e) in table.iter().enumerate() {
             moving |= (mask >> e.det & 1) << i;
@@ -267,6 +272,26 @@ impl Runtime {
             }
         }
         Some(false)
+    }
+
+    /// Removes the entries whose runs ended (`self.dying`) and, when `expired`,
+    /// those whose lists left the window; recounts `dets` if any went.
+    #[inline(always)]
+    fn drop_ended(&mut self, table: &mut Vec<Entry>, dets: &mut u64, expired: bool, tau: i64) {
+        if !self.dying.is_empty() || expired {
+            self.drop_ended_slow(table, dets, expired, tau);
+        }
+    }
+
+    /// The work of [`Runtime::drop_ended`] when something ends.
+    fn drop_ended_slow(&mut self, table: &mut Vec<Entry>, dets: &mut u64, expired: bool, tau: i64) {
+        if !self.dying.is_empty() {
+            self.drop_dying(table);
+        }
+        if expired {
+            self.drop_expired(table, tau);
+        }
+        *dets = dets_of(table);
     }
 
     /// Removes the entries recorded in `self.dying` (ascending indices), recycling

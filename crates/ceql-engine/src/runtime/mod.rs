@@ -344,10 +344,11 @@ impl Runtime {
         if self.facts.time_based && self.coordinate_marks.back().is_none_or(|&(last, _)| last < w) {
             self.coordinate_marks.push_back((w, position));
         }
-        let start = out.total();
-        self.on_event(class, position, w, out);
-        self.stats.matches += out.total() - start;
-        self.reclaim();
+        // Accepted coordinates never decrease, so `w` is now `max_w` and this is the
+        // threshold of both the event and the reclamation after it.
+        let tau = self.threshold(w);
+        self.on_event(class, position, w, tau, out);
+        self.reclaim_at(tau);
         if out.overflowed() {
             return Err(EventError::out_of_memory(position));
         }
@@ -370,13 +371,21 @@ impl Runtime {
         if self.facts.epsilon.is_none() || self.max_w == i64::MIN {
             return;
         }
-        let tau = self.threshold(self.max_w);
+        self.reclaim_at(self.threshold(self.max_w));
+    }
+
+    /// [`Runtime::reclaim`] when the threshold of `max_w` is known to be `tau`.
+    #[inline(always)]
+    fn reclaim_at(&mut self, tau: i64) {
+        debug_assert!(self.max_w == i64::MIN || tau == self.threshold(self.max_w));
         // Most events free nothing: without partitions or time marks, that is one
-        // comparison here instead of a call.
+        // comparison here instead of a call (unbounded windows have τ = i64::MIN).
         if self.arena.oldest_full_coordinate() >= tau && !self.facts.partitioned && !self.facts.time_based {
             return;
         }
-        self.reclaim_below(tau);
+        if self.facts.epsilon.is_some() {
+            self.reclaim_below(tau);
+        }
     }
 
     /// The work of [`Runtime::reclaim`] for the threshold `tau`.
@@ -415,6 +424,7 @@ impl Runtime {
             for e in &mut p.table {
                 e.det = remap[e.det as usize];
             }
+            p.dets = partition::dets_of(&p.table);
         }
         self.slot_of.clear();
         self.stamp_of.clear();

@@ -84,6 +84,24 @@ impl Entry {
     }
 }
 
+/// The bit of det-state `d` in [`Partition::dets`]: ids from 64 up have none of
+/// their own, so they set every bit (the set is then unknown, which is still a
+/// superset).
+#[inline]
+pub fn det_bit(d: DetId) -> u64 {
+    if d < 64 {
+        1 << d
+    } else {
+        u64::MAX
+    }
+}
+
+/// The exact [`Partition::dets`] of a table.
+#[inline]
+pub fn dets_of(table: &[Entry]) -> u64 {
+    table.iter().fold(0, |acc, e| acc | det_bit(e.det))
+}
+
 /// Index of a partition slot.
 pub type PartitionId = u32;
 const NIL: PartitionId = u32::MAX;
@@ -99,6 +117,11 @@ pub struct Partition {
     pub epoch: u64,
     /// Window coordinate of the partition's last event.
     pub last_w: i64,
+    /// A superset of the det-states of `table`, one bit per det id (see
+    /// [`dets_of`]): an event whose class moves none of them, and starts no run,
+    /// leaves `T` as it is, which is decided without looking at `table`. Bits of
+    /// entries that left may linger until the next exact recount.
+    pub dets: u64,
     /// Det-state of the virtual run (the run that has not started yet). Always
     /// the initial det-state under ALL; under NEXT/LAST/MAX it carries the order
     /// or domination information of every live run (reference §5.5).
@@ -154,6 +177,7 @@ impl Partitions {
         let part = Partition {
             key: key.into(),
             table: Vec::new(),
+            dets: 0,
             epoch,
             last_w: i64::MIN,
             virtual_det: crate::det::INITIAL,
@@ -183,12 +207,16 @@ impl Partitions {
     }
 
     /// Records an event of `id` at coordinate `w` (moves it to the front).
-    #[inline]
+    #[inline(always)]
     pub fn touch(&mut self, id: PartitionId, w: i64) {
         self.slots[id as usize].last_w = w;
-        if !self.keyed || self.head == id {
-            return;
+        if self.keyed && self.head != id {
+            self.move_to_front(id);
         }
+    }
+
+    /// Makes `id` the most recently touched partition.
+    fn move_to_front(&mut self, id: PartitionId) {
         self.unlink(id);
         let p = &mut self.slots[id as usize];
         p.prev = NIL;

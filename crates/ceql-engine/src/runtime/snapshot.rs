@@ -173,6 +173,7 @@ impl Runtime {
             }
             let virtual_det = rt.cache.import(&p.virtual_det).ok_or_else(malformed)?;
             let part = rt.partitions.get_mut(pid);
+            part.dets = super::partition::dets_of(&table);
             part.table = table;
             part.epoch = p.epoch;
             part.virtual_det = virtual_det;

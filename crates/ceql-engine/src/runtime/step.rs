@@ -3,7 +3,7 @@
 //! Per event the work is O(|T| · (cost(δ) + |T|)) for the event's partition only:
 //! constant in the length of the stream and the size of the window.
 
-use super::partition::Entry;
+use super::partition::{dets_of, Entry};
 use super::Runtime;
 use crate::det::{ClassId, Succ, DEAD, INITIAL};
 use crate::output::MatchBuffer;
@@ -12,8 +12,9 @@ use ceql_syntax::ast::ConsumePolicy;
 
 impl Runtime {
     /// Processes an accepted event of class `class` at `position` with coordinate `w`
-    /// in the partition whose key is in `self.key_buf`.
-    pub(super) fn on_event(&mut self, class: ClassId, position: u64, w: i64, out: &mut MatchBuffer) {
+    /// (threshold `tau`) in the partition whose key is in `self.key_buf`.
+    pub(super) fn on_event(&mut self, class: ClassId, position: u64, w: i64, tau: i64, out: &mut MatchBuffer) {
+        debug_assert_eq!(tau, self.threshold(w));
         let pid = self.partitions.get_or_create(&self.key_buf, self.reset_epoch);
         let part = self.partitions.get_mut(pid);
         if part.epoch < self.reset_epoch {
@@ -22,16 +23,36 @@ impl Runtime {
             part.epoch = self.reset_epoch;
             part.virtual_det = INITIAL;
         }
-        let mut table = std::mem::take(&mut part.table);
         let virtual_det = part.virtual_det;
-        let tau = self.threshold(w);
         self.arena.set_coordinate(w);
         let start = self.cache.step(virtual_det, class);
         let next_virtual = start[3];
 
+        // An idle event (noise, most often) starts no run, moves no entry of T and
+        // lets none expire: T' = T, and since every final det-state is a mover, T
+        // holds none and there is no output. Decided from the partition's det-state
+        // bits without reading T's entries.
+        // (The three successors are DEAD, u32::MAX, exactly when their AND is.)
+        let mask = self.cache.mover_mask(class);
+        if start[0] & start[1] & start[2] == DEAD
+            && start[3] == virtual_det
+            && mask.is_some_and(|mask| mask & part.dets == 0)
+            && part.table.last().is_none_or(|e| e.head_max() >= tau)
+        {
+            debug_assert_eq!(dets_of(&part.table) & !part.dets, 0, "dets is a superset of T's det-states");
+            let empty = part.table.is_empty() && virtual_det == INITIAL;
+            self.partitions.touch(pid, w);
+            if empty {
+                self.partitions.remove(pid, &mut self.pool);
+            }
+            return;
+        }
+        let mut table = std::mem::take(&mut part.table);
+        let mut dets = part.dets;
+
         // Most events leave T where it is, with at most a few new nodes: update it in
         // place (in_place.rs); any other event rebuilds T' entry by entry.
-        let in_place = self.update_in_place(&mut table, start, class, position, w, tau);
+        let in_place = self.update_in_place(&mut table, &mut dets, mask, start, class, position, w, tau);
         let any_final = in_place.unwrap_or(true);
         let mut next = if in_place.is_some() {
             table
@@ -61,6 +82,7 @@ impl Runtime {
                 self.exec_trans(&mut next, succ, e, position);
             }
             self.next_table = table;
+            dets = dets_of(&next);
             next
         };
         // Union-list length ≤ number of det-states (+1: the head may repeat a max).
@@ -71,13 +93,19 @@ impl Runtime {
         );
 
         // OUTPUT: only when T' may hold a final det-state (most events cannot).
-        let any = any_final && self.emit_outputs(&next, position, tau, out);
+        let any = any_final && {
+            let before = out.total();
+            let any = self.emit_outputs(&next, position, tau, out);
+            self.stats.matches += out.total() - before;
+            any
+        };
 
         // CONSUME BY (§3.10): tested on O_j before LIMIT.
         let reset = any && self.facts.consume != ConsumePolicy::None;
         let mut next_virtual = next_virtual;
         if reset {
             self.pool.extend(next.drain(..).map(|e| e.ul));
+            dets = 0;
             next_virtual = INITIAL;
             if self.facts.consume == ConsumePolicy::Any || !self.partitions.keyed() {
                 self.reset_epoch += 1;
@@ -85,6 +113,7 @@ impl Runtime {
         }
         let part = self.partitions.get_mut(pid);
         part.table = next;
+        part.dets = dets;
         part.epoch = self.reset_epoch;
         part.virtual_det = next_virtual;
         self.partitions.touch(pid, w);
