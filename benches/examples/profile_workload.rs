@@ -1,5 +1,7 @@
 //! Runs one synthetic workload of `workloads.rs` for profiling:
-//! `cargo run --release -p ceql-benches --example profile_workload -- NAME [update|full]`.
+//! `cargo run --release -p ceql-benches --example profile_workload -- NAME [update|full]`,
+//! with `EVENTS=n` for a prefix and `STRATEGY=NEXT|LAST|MAX|STRICT` for another
+//! selection strategy.
 
 use ceql_benches::workloads::{iteration_and_disjunction, no_output, sequences};
 use ceql_benches::Driver;
@@ -16,7 +18,12 @@ fn main() {
         .chain(iteration_and_disjunction())
         .find(|w| w.name == name)
         .expect("known workload");
-    let driver = Driver::new(&w.query, &w.stream.types);
+    // STRATEGY=MAX (for example) runs the workload's query under that strategy.
+    let query = match std::env::var("STRATEGY") {
+        Ok(s) => w.query.replacen("SELECT", &format!("SELECT {s}"), 1),
+        Err(_) => w.query.clone(),
+    };
+    let driver = Driver::new(&query, &w.stream.types);
     let mut out = MatchBuffer::new();
     let (user0, sys0) = cpu_times();
     let t = Instant::now();

@@ -130,6 +130,9 @@ pub struct Runtime {
     pub(crate) slot_of: Vec<u32>,
     pub(crate) stamp_of: Vec<u32>,
     pub(crate) stamp: u32,
+    /// [`Partition::dets`] of the `T'` being rebuilt: the bits of the det-states
+    /// given a slot since the last `begin_table`.
+    pub(crate) next_dets: u64,
     pub(crate) bits: Vec<u64>,
     pub(crate) key_buf: Vec<u8>,
     /// Next position.
@@ -203,6 +206,7 @@ impl Runtime {
             slot_of: Vec::new(),
             stamp_of: Vec::new(),
             stamp: 0,
+            next_dets: 0,
             bits: Vec::new(),
             key_buf: Vec::new(),
             position: 0,

@@ -82,7 +82,8 @@ impl Runtime {
                 self.exec_trans(&mut next, succ, e, position);
             }
             self.next_table = table;
-            dets = dets_of(&next);
+            debug_assert_eq!(self.next_dets, dets_of(&next));
+            dets = self.next_dets;
             next
         };
         // Union-list length ≤ number of det-states (+1: the head may repeat a max).
@@ -250,6 +251,7 @@ impl Runtime {
 
     /// Starts a new `T'`: invalidates every index of the previous one in O(1).
     fn begin_table(&mut self) {
+        self.next_dets = 0;
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.stamp_of.iter_mut().for_each(|s| *s = 0);
@@ -273,5 +275,6 @@ impl Runtime {
         }
         self.stamp_of[d] = self.stamp;
         self.slot_of[d] = i as u32;
+        self.next_dets |= super::partition::det_bit(d as crate::det::DetId);
     }
 }
