@@ -9,13 +9,16 @@ def join_events(matches: Any, events: Any) -> Any:
     """One row per (match, matched event): ``match_id``, ``start``, ``end``,
     ``index`` (0-based position of the event inside the match), ``position`` and
     every column of ``events`` (the Arrow table or batch the matches were computed
-    on; positions are its row numbers).
+    on; positions are its row numbers). ``matches`` is a table from
+    ``Query.run_arrow`` or a batch from ``Query.run_arrow_batches``.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if isinstance(events, pa.RecordBatch):
         events = pa.Table.from_batches([events])
+    if isinstance(matches, pa.RecordBatch):
+        matches = pa.Table.from_batches([matches])
     positions = matches.column("positions").combine_chunks()
     parents = pc.list_parent_indices(positions)
     flat = pc.list_flatten(positions)
