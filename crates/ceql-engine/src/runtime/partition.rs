@@ -88,7 +88,7 @@ impl Entry {
 /// their own, so they set every bit (the set is then unknown, which is still a
 /// superset).
 #[inline]
-pub fn det_bit(d: DetId) -> u64 {
+pub(crate) fn det_bit(d: DetId) -> u64 {
     if d < 64 {
         1 << d
     } else {
@@ -98,7 +98,7 @@ pub fn det_bit(d: DetId) -> u64 {
 
 /// The exact [`Partition::dets`] of a table.
 #[inline]
-pub fn dets_of(table: &[Entry]) -> u64 {
+pub(crate) fn dets_of(table: &[Entry]) -> u64 {
     table.iter().fold(0, |acc, e| acc | det_bit(e.det))
 }
 
