@@ -76,6 +76,13 @@ def test_slice_rows_must_be_a_positive_integer(bad):
         q.run_arrow_batches(pa.Table.from_pylist([{"type": "A", "v": 1}]), slice_rows=bad)
 
 
+def test_slice_rows_may_be_a_numpy_integer():
+    np = pytest.importorskip("numpy")
+    q = ceql.compile(QUERY)
+    events = pa.Table.from_pylist([{"type": "A", "v": 1}, {"type": "B", "v": 0}, {"type": "A", "v": 0}])
+    assert pa.Table.from_batches(list(q.run_arrow_batches(events, slice_rows=np.int64(2)))).equals(q.run_arrow(events))
+
+
 def test_empty_input_gives_the_schema_and_no_batches():
     q = ceql.compile(QUERY)
     empty = pa.table({"type": pa.array([], pa.string()), "v": pa.array([], pa.int64())})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Iterable, Iterator, List, Optional
 
 from . import _ceql
@@ -146,7 +147,11 @@ class Query:
         """
         import pyarrow as pa
 
-        if not isinstance(slice_rows, int) or isinstance(slice_rows, bool) or slice_rows < 1:
+        try:
+            rows = operator.index(slice_rows)  # int, numpy integers
+        except TypeError:
+            rows = 0
+        if isinstance(slice_rows, bool) or rows < 1:
             raise ValueError(f"slice_rows must be a positive integer, not {slice_rows!r}")
         rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
         data = _arrow_input(events)
@@ -164,8 +169,8 @@ class Query:
         def matches() -> Iterator[Any]:
             first = 0
             for batch in batches:
-                for offset in range(0, batch.num_rows, slice_rows):
-                    out = pa.record_batch(rt.push_arrow_columnar(batch.slice(offset, slice_rows), first))
+                for offset in range(0, batch.num_rows, rows):
+                    out = pa.record_batch(rt.push_arrow_columnar(batch.slice(offset, rows), first))
                     if out.num_rows:
                         first += out.num_rows
                         yield out
