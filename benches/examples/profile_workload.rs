@@ -1,5 +1,6 @@
 //! Runs one synthetic workload of `workloads.rs` for profiling:
-//! `cargo run --release -p ceql-benches --example profile_workload -- NAME [update|full]`,
+//! `cargo run --release -p ceql-benches --example profile_workload -- NAME [update|full|keep]`
+//! (keep: full, with every complex event kept in one buffer, as `Query.run_arrow` does),
 //! with `EVENTS=n` for a prefix and `STRATEGY=NEXT|LAST|MAX|STRICT` for another
 //! selection strategy.
 
@@ -27,7 +28,12 @@ fn main() {
     let mut out = MatchBuffer::new();
     let (user0, sys0) = cpu_times();
     let t = Instant::now();
-    let found = driver.run_prefix(&w.stream, n, mode == "full", &mut out);
+    // keep: every complex event stays in one buffer, as `Query.run_arrow` does.
+    let found = if mode == "keep" {
+        driver.run_keeping(&w.stream, n, &mut out)
+    } else {
+        driver.run_prefix(&w.stream, n, mode == "full", &mut out)
+    };
     let dt = t.elapsed().as_secs_f64();
     let (user1, sys1) = cpu_times();
     println!(

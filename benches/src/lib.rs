@@ -76,6 +76,37 @@ impl Driver {
         (matches, positions)
     }
 
+    /// Update mode once the window has filled: pushes the first `warm_up` events
+    /// untimed, then returns the seconds taken by the rest. A stream that runs
+    /// longer than its window recycles the memory of expired nodes, so this is the
+    /// rate a long-running stream settles at; a run shorter than the window pays
+    /// for fresh memory on every node instead.
+    pub fn time_after_warm_up(&self, workload: &Workload, warm_up: usize, out: &mut MatchBuffer) -> f64 {
+        let mut rt = Runtime::new(self.query.clone(), RuntimeOptions { enumerate: false, ..RuntimeOptions::default() });
+        let row: &[ValueRef<'_>] = &[];
+        let (head, tail) = workload.events.split_at(warm_up.min(workload.events.len()));
+        for &e in head {
+            rt.push_target(self.targets[e as usize], row, out).expect("valid event");
+        }
+        let t = std::time::Instant::now();
+        for &e in tail {
+            rt.push_target(self.targets[e as usize], row, out).expect("valid event");
+        }
+        t.elapsed().as_secs_f64()
+    }
+
+    /// Runs the first `n` events with every complex event kept in `out` (not
+    /// cleared): the native counterpart of `Query.run_arrow`, which materialises
+    /// all matches in one buffer. Returns the number of complex events.
+    pub fn run_keeping(&self, workload: &Workload, n: usize, out: &mut MatchBuffer) -> u64 {
+        let mut rt = Runtime::new(self.query.clone(), RuntimeOptions::default());
+        let row: &[ValueRef<'_>] = &[];
+        for &e in &workload.events[..n.min(workload.events.len())] {
+            rt.push_target(self.targets[e as usize], row, out).expect("valid event");
+        }
+        out.total()
+    }
+
     /// Runs the first `n` events of the workload.
     pub fn run_prefix(&self, workload: &Workload, n: usize, enumerate: bool, out: &mut MatchBuffer) -> u64 {
         let mut rt = Runtime::new(self.query.clone(), RuntimeOptions { enumerate, ..RuntimeOptions::default() });
