@@ -62,7 +62,8 @@ impl Driver {
         self.run_prefix(workload, workload.events.len(), enumerate, out)
     }
 
-    /// Runs the first `n` events; returns (complex events, data positions).
+    /// Runs the first `n` events with enumeration on, clearing `out` after each
+    /// event; returns (complex events, data positions).
     pub fn run_counting_positions(&self, workload: &Workload, n: usize, out: &mut MatchBuffer) -> (u64, u64) {
         let mut rt = Runtime::new(self.query.clone(), RuntimeOptions::default());
         let (mut matches, mut positions) = (0, 0);

@@ -1,7 +1,9 @@
 //! Prints the performance table of `docs/performance.md`: for every workload,
-//! update and full throughput (best of 3 runs), matches, det-states, tECS bytes
-//! per event held in the window, and peak RSS. Each workload runs in a child
-//! process so that its peak RSS is its own.
+//! update and full throughput (best of 5 runs), matches, det-states, tECS bytes
+//! per event held in the window, and peak RSS: after the update runs (the
+//! evaluation state), and after the full runs too (which adds the largest output
+//! of one event, or of one 4,096-row slice, held in the reusable buffer). Each
+//! workload runs in a child process so that its peak RSS is its own.
 //!
 //! After the table (when the filter lets `no_output_w1000000` through), a second
 //! one gives the no-output update rate once the window has filled, W = 100 against
@@ -38,20 +40,14 @@ fn best_of<F: FnMut() -> u64>(runs: usize, mut f: F) -> (f64, u64) {
 }
 
 /// Runs one workload and prints its table row. Full mode enumerates every complex
-/// event into a counting buffer, so that peak RSS reflects the evaluation state
-/// and not one event's output.
+/// event into a reusable output buffer, cleared after each event (synthetic
+/// workloads) or each 4,096-row slice (stock), as the criterion harness does.
 fn one(name: &str) {
-    let mut out = MatchBuffer::counting();
+    let mut out = MatchBuffer::new();
     if let Some(w) = synthetic(name) {
         let driver = Driver::new(&w.query, &w.stream.types);
         let n = w.stream.events.len();
         let (t_update, _) = best_of(5, || driver.run(&w.stream, false, &mut out));
-        let mut positions = 0;
-        let (t_full, matches) = best_of(5, || {
-            let (m, p) = driver.run_counting_positions(&w.stream, w.full_events, &mut out);
-            positions = p;
-            m
-        });
         // Memory held per event: tECS nodes allocated per event, as bytes.
         let q = Arc::new(CompiledQuery::compile(&w.query, None, CompileOptions::default()).unwrap());
         let mut rt = Runtime::new(q, RuntimeOptions { enumerate: false, ..RuntimeOptions::default() });
@@ -64,8 +60,15 @@ fn one(name: &str) {
         let st = rt.statistics();
         let node_bytes = std::mem::size_of::<ceql_engine::tecs::Node>() as f64;
         let bytes_per_event = rt.arena_allocated() as f64 * node_bytes / 200_000.0;
+        let rss_update = peak_rss_mib();
+        let mut positions = 0;
+        let (t_full, matches) = best_of(5, || {
+            let (m, p) = driver.run_counting_positions(&w.stream, w.full_events, &mut out);
+            positions = p;
+            m
+        });
         println!(
-            "| {name} | {:.1} | {:.1}{} | {:.0} | {matches} | {} | {:.0} | {:.0} |",
+            "| {name} | {:.1} | {:.1}{} | {:.0} | {matches} | {} | {:.0} | {rss_update:.0} | {:.0} |",
             n as f64 / t_update / 1e6,
             w.full_events as f64 / t_full / 1e6,
             if w.full_events < n { format!(" ({}k events)", w.full_events / 1000) } else { String::new() },
@@ -77,13 +80,14 @@ fn one(name: &str) {
         return;
     }
     let Some(path) = stock_path() else {
-        println!("| {name} | skipped: stock_data.csv not found | | | | | | |");
+        println!("| {name} | skipped: stock_data.csv not found | | | | | | | |");
         return;
     };
     let batches = load_stock(&path).unwrap();
     let (_, query) = stock_queries().into_iter().find(|(q, _)| *q == name).expect("known workload");
     let events: u64 = batches.iter().map(|b| b.num_rows() as u64).sum();
     let (t_update, _) = best_of(5, || ceql_benches::run_batches(&query, &batches, false, &mut out).1);
+    let rss_update = peak_rss_mib();
     let mut positions = 0;
     let (t_full, matches) = best_of(5, || {
         let (_, m, p) = ceql_benches::run_batches(&query, &batches, true, &mut out);
@@ -91,7 +95,7 @@ fn one(name: &str) {
         m
     });
     println!(
-        "| stock {name} | {:.1} | {:.1} | {:.0} | {matches} | | | {:.0} |",
+        "| stock {name} | {:.1} | {:.1} | {:.0} | {matches} | | | {rss_update:.0} | {:.0} |",
         events as f64 / t_update / 1e6,
         events as f64 / t_full / 1e6,
         positions as f64 / t_full / 1e6,
@@ -133,9 +137,9 @@ fn main() {
     let mut names = synthetic_names();
     names.extend(stock_queries().into_iter().map(|(n, _)| n.to_string()));
     println!(
-        "| workload | update (M events/s) | full (M events/s) | full (M positions/s) | matches | det-states | tECS bytes/event | peak RSS (MiB) |"
+        "| workload | update (M events/s) | full (M events/s) | full (M positions/s) | matches | det-states | tECS bytes/event | peak RSS, update (MiB) | peak RSS, full (MiB) |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for name in names.iter().filter(|n| n.contains(&filter)) {
         let status = Command::new(&args[0]).args(["--one", name]).status().expect("child runs");
         assert!(status.success(), "{name} failed");
