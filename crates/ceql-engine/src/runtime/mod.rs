@@ -351,7 +351,10 @@ impl Runtime {
         // Accepted coordinates never decrease, so `w` is now `max_w` and this is the
         // threshold of both the event and the reclamation after it.
         let tau = self.threshold(w);
-        self.on_event(class, position, w, tau, out);
+        let pid = self.partitions.get_or_create(&self.key_buf, self.reset_epoch);
+        if let Some(begun) = self.settle_idle(pid, class, w, tau) {
+            self.on_event(pid, begun, class, position, w, tau, out);
+        }
         self.reclaim_at(tau);
         if out.overflowed() {
             return Err(EventError::out_of_memory(position));

@@ -3,37 +3,44 @@
 //! Per event the work is O(|T| · (cost(δ) + |T|)) for the event's partition only:
 //! constant in the length of the stream and the size of the window.
 
-use super::partition::{dets_of, Entry};
+use super::partition::{dets_of, Entry, PartitionId};
 use super::Runtime;
 use crate::det::{ClassId, Succ, DEAD, INITIAL};
 use crate::output::MatchBuffer;
 use crate::tecs::{check_invariants, new_ulist, prune, Item, UnionList};
 use ceql_syntax::ast::ConsumePolicy;
 
+/// What [`Runtime::settle_idle`] learnt about an event that is not idle.
+#[derive(Clone, Copy)]
+pub(super) struct EventStart {
+    /// Successors of the partition's virtual det-state.
+    start: Succ,
+    /// The class's mover mask.
+    mask: Option<u64>,
+}
+
 impl Runtime {
-    /// Processes an accepted event of class `class` at `position` with coordinate `w`
-    /// (threshold `tau`) in the partition whose key is in `self.key_buf`.
-    pub(super) fn on_event(&mut self, class: ClassId, position: u64, w: i64, tau: i64, out: &mut MatchBuffer) {
+    /// The first half of ON_EVENT for an accepted event of class `class` with
+    /// coordinate `w` (threshold `tau`) in partition `pid`: settles an idle event
+    /// on the spot and returns `None`, or returns what [`Runtime::on_event`] needs.
+    /// Kept apart and inlined into the push, so that idle events, often half of
+    /// the stream, do not pay for entering the full step.
+    #[inline(always)]
+    pub(super) fn settle_idle(&mut self, pid: PartitionId, class: ClassId, w: i64, tau: i64) -> Option<EventStart> {
         debug_assert_eq!(tau, self.threshold(w));
-        let pid = self.partitions.get_or_create(&self.key_buf, self.reset_epoch);
-        let part = self.partitions.get_mut(pid);
-        if part.epoch < self.reset_epoch {
-            // Lazy CONSUME BY ANY: the partition was reset by an earlier output.
-            self.pool.extend(part.table.drain(..).map(|e| e.ul));
-            part.epoch = self.reset_epoch;
-            part.virtual_det = INITIAL;
+        if self.partitions.get_mut(pid).epoch < self.reset_epoch {
+            self.reset_consumed(pid);
         }
+        let part = self.partitions.get_mut(pid);
         let virtual_det = part.virtual_det;
-        self.arena.set_coordinate(w);
         let start = self.cache.step(virtual_det, class);
-        let next_virtual = start[3];
+        let mask = self.cache.mover_mask(class);
 
         // An idle event (noise, most often) starts no run, moves no entry of T and
         // lets none expire: T' = T, and since every final det-state is a mover, T
         // holds none and there is no output. Decided from the partition's det-state
         // bits without reading T's entries.
         // (The three successors are DEAD, u32::MAX, exactly when their AND is.)
-        let mask = self.cache.mover_mask(class);
         if start[0] & start[1] & start[2] == DEAD
             && start[3] == virtual_det
             && mask.is_some_and(|mask| mask & part.dets == 0)
@@ -45,8 +52,36 @@ impl Runtime {
             if empty {
                 self.partitions.remove(pid, &mut self.pool);
             }
-            return;
+            return None;
         }
+        Some(EventStart { start, mask })
+    }
+
+    /// Lazy CONSUME BY ANY: partition `pid` was reset by an earlier output.
+    #[cold]
+    fn reset_consumed(&mut self, pid: PartitionId) {
+        let part = self.partitions.get_mut(pid);
+        self.pool.extend(part.table.drain(..).map(|e| e.ul));
+        part.epoch = self.reset_epoch;
+        part.virtual_det = INITIAL;
+    }
+
+    /// The rest of ON_EVENT for an event that [`Runtime::settle_idle`] did not
+    /// settle: updates T (in place or by a rebuild), outputs, and applies CONSUME BY.
+    pub(super) fn on_event(
+        &mut self,
+        pid: PartitionId,
+        begun: EventStart,
+        class: ClassId,
+        position: u64,
+        w: i64,
+        tau: i64,
+        out: &mut MatchBuffer,
+    ) {
+        let EventStart { start, mask } = begun;
+        let next_virtual = start[3];
+        self.arena.set_coordinate(w);
+        let part = self.partitions.get_mut(pid);
         let mut table = std::mem::take(&mut part.table);
         let mut dets = part.dets;
 
