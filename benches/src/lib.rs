@@ -56,6 +56,27 @@ impl Driver {
         Driver { query, targets }
     }
 
+    /// A fresh evaluation of the query, with enumeration on or off.
+    fn runtime(&self, enumerate: bool) -> Runtime {
+        Runtime::new(self.query.clone(), RuntimeOptions { enumerate, ..RuntimeOptions::default() })
+    }
+
+    /// Pushes the events `events` (type indexes) into `rt`; `after` runs after each.
+    #[inline]
+    fn push_all(
+        &self,
+        rt: &mut Runtime,
+        events: &[u32],
+        out: &mut MatchBuffer,
+        mut after: impl FnMut(&mut MatchBuffer),
+    ) {
+        let row: &[ValueRef<'_>] = &[];
+        for &e in events {
+            rt.push_target(self.targets[e as usize], row, out).expect("valid event");
+            after(out);
+        }
+    }
+
     /// Runs the whole workload; returns the number of complex events (0 when
     /// `enumerate` is false).
     pub fn run(&self, workload: &Workload, enumerate: bool, out: &mut MatchBuffer) -> u64 {
@@ -65,15 +86,12 @@ impl Driver {
     /// Runs the first `n` events with enumeration on, clearing `out` after each
     /// event; returns (complex events, data positions).
     pub fn run_counting_positions(&self, workload: &Workload, n: usize, out: &mut MatchBuffer) -> (u64, u64) {
-        let mut rt = Runtime::new(self.query.clone(), RuntimeOptions::default());
         let (mut matches, mut positions) = (0, 0);
-        let row: &[ValueRef<'_>] = &[];
-        for &e in &workload.events[..n.min(workload.events.len())] {
-            rt.push_target(self.targets[e as usize], row, out).expect("valid event");
+        self.push_all(&mut self.runtime(true), prefix(workload, n), out, |out| {
             matches += out.total();
             positions += out.total_positions();
             out.clear();
-        }
+        });
         (matches, positions)
     }
 
@@ -83,16 +101,11 @@ impl Driver {
     /// rate a long-running stream settles at; a run shorter than the window pays
     /// for fresh memory on every node instead.
     pub fn time_after_warm_up(&self, workload: &Workload, warm_up: usize, out: &mut MatchBuffer) -> f64 {
-        let mut rt = Runtime::new(self.query.clone(), RuntimeOptions { enumerate: false, ..RuntimeOptions::default() });
-        let row: &[ValueRef<'_>] = &[];
+        let mut rt = self.runtime(false);
         let (head, tail) = workload.events.split_at(warm_up.min(workload.events.len()));
-        for &e in head {
-            rt.push_target(self.targets[e as usize], row, out).expect("valid event");
-        }
+        self.push_all(&mut rt, head, out, |_| {});
         let t = std::time::Instant::now();
-        for &e in tail {
-            rt.push_target(self.targets[e as usize], row, out).expect("valid event");
-        }
+        self.push_all(&mut rt, tail, out, |_| {});
         t.elapsed().as_secs_f64()
     }
 
@@ -100,29 +113,27 @@ impl Driver {
     /// cleared): the native counterpart of `Query.run_arrow`, which materialises
     /// all matches in one buffer. Returns the number of complex events.
     pub fn run_keeping(&self, workload: &Workload, n: usize, out: &mut MatchBuffer) -> u64 {
-        let mut rt = Runtime::new(self.query.clone(), RuntimeOptions::default());
-        let row: &[ValueRef<'_>] = &[];
-        for &e in &workload.events[..n.min(workload.events.len())] {
-            rt.push_target(self.targets[e as usize], row, out).expect("valid event");
-        }
+        self.push_all(&mut self.runtime(true), prefix(workload, n), out, |_| {});
         out.total()
     }
 
     /// Runs the first `n` events of the workload.
     pub fn run_prefix(&self, workload: &Workload, n: usize, enumerate: bool, out: &mut MatchBuffer) -> u64 {
-        let mut rt = Runtime::new(self.query.clone(), RuntimeOptions { enumerate, ..RuntimeOptions::default() });
         let mut total = 0;
-        let row: &[ValueRef<'_>] = &[];
-        for &e in &workload.events[..n.min(workload.events.len())] {
-            rt.push_target(self.targets[e as usize], row, out).expect("valid event");
+        self.push_all(&mut self.runtime(enumerate), prefix(workload, n), out, |out| {
             // Reuse the buffer: clear it after each event that filled it.
             if out.total() != 0 {
                 total += out.total();
                 out.clear();
             }
-        }
+        });
         total
     }
+}
+
+/// The first `n` events of `workload` (all of them when it is shorter).
+fn prefix(workload: &Workload, n: usize) -> &[u32] {
+    &workload.events[..n.min(workload.events.len())]
 }
 
 /// Reads the stock-trade stream of the CORE experiments (`stock_data.csv`) into
