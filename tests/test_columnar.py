@@ -66,3 +66,55 @@ def test_arrow_and_dict_inputs_agree(pred, events, types, window):
     table = as_table(events, types)
     dicts = table.to_pylist()  # the same values, as Python objects
     assert outcome(lambda: q.run(table)) == outcome(lambda: q.run(dicts))
+
+
+KEY_TYPES = [pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint8(), pa.uint16(), pa.uint32(), pa.uint64()]
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    names=st.lists(st.one_of(st.none(), st.sampled_from(["A", "B", "X"])), max_size=14),
+    key=st.sampled_from(KEY_TYPES),
+    skip=st.integers(0, 3),
+)
+def test_dictionary_type_columns_agree_with_plain_strings(names, key, skip):
+    """Every dictionary key type, NULL types (an error at the same position) and
+    sliced input (offset keys and validity) read like a plain string column."""
+    q = ceql.compile("SELECT * FROM S WHERE A ; B FILTER A[v > 0] WITHIN 4 EVENTS")
+    dictionary = ["B", "X", "A"]
+    keys = pa.array([None if n is None else dictionary.index(n) for n in names], type=key)
+    v = pa.array([i % 3 for i in range(len(names))], pa.int64())
+    encoded = pa.table({"type": pa.DictionaryArray.from_arrays(keys, pa.array(dictionary)), "v": v}).slice(skip)
+    plain = pa.table({"type": pa.array(names, pa.string()), "v": v}).slice(skip)
+    assert outcome(lambda: q.run(encoded)) == outcome(lambda: q.run(plain))
+    assert arrow_outcome(q, encoded) == arrow_outcome(q, plain)
+
+
+def arrow_outcome(q, table):
+    try:
+        return ("ok", q.run_arrow(table).to_pylist())
+    except ceql.CeqlEventError as e:
+        return ("error", e.position, e.field)
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(
+    times=st.lists(st.one_of(st.none(), st.integers(0, 5)), max_size=12),
+    unit=st.sampled_from(["s", "ms", "us", "ns"]),
+    late=st.sampled_from(["error", "drop"]),
+    skip=st.integers(0, 2),
+)
+def test_timestamp_columns_agree_with_integer_time(times, unit, late, skip):
+    """A timestamp column of any unit, with NULLs and an offset, gives the same
+    matches and errors as the same instants as integers."""
+    q = ceql.compile("SELECT * FROM S WHERE A ; B WITHIN 2 seconds")
+    per_second = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}[unit]
+    ticks = [None if t is None else t * per_second // 2 for t in times]  # half-second steps
+    ticks = [None if t is None else max(t, max((u for u in ticks[:i] if u is not None), default=0))
+             for i, t in enumerate(ticks)]  # ordered by time
+    names = pa.array(["A" if i % 2 == 0 else "B" for i in range(len(times))])
+    stamped = pa.table({"type": names, "t": pa.array(ticks, pa.timestamp(unit))}).slice(skip)
+    numbers = pa.table({"type": names, "t": pa.array(ticks, pa.int64())}).slice(skip)
+    assert outcome(lambda: q.run(stamped, time_field="t", late=late)) == outcome(
+        lambda: q.run(numbers, time_field="t", time_unit=unit, late=late)
+    )

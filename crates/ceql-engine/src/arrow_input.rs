@@ -12,7 +12,8 @@ use crate::runtime::{Precomputed, Runtime, Target};
 use crate::value::{AttrType, ValueRef};
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
-use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, RecordBatch};
+use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, TimeUnit};
 
 /// Typed view of one attribute column.
@@ -31,8 +32,8 @@ pub(crate) enum Column<'a> {
     F64(&'a arrow_array::Float64Array),
     F32(&'a arrow_array::Float32Array),
     Str(StrColumn<'a>),
-    /// Time stamps with nanoseconds per unit.
-    Time(&'a dyn Array, i64),
+    /// Time stamps (any unit), their validity, and nanoseconds per unit.
+    Time(&'a [i64], Option<&'a NullBuffer>, i64),
 }
 
 /// String-like columns: plain, large, view, or dictionary-encoded.
@@ -40,7 +41,60 @@ pub(crate) enum StrColumn<'a> {
     Utf8(&'a arrow_array::StringArray),
     Large(&'a arrow_array::LargeStringArray),
     View(&'a arrow_array::StringViewArray),
-    Dict(&'a dyn Array, Vec<Option<&'a str>>),
+    /// Typed keys, their validity, and the dictionary's strings.
+    Dict(DictKeys<'a>, Option<&'a NullBuffer>, Vec<Option<&'a str>>),
+}
+
+/// The keys of a dictionary column, typed once per batch: reading a row's key is
+/// then a slice index, not a dynamic downcast per event.
+#[derive(Clone, Copy)]
+pub(crate) enum DictKeys<'a> {
+    I8(&'a [i8]),
+    I16(&'a [i16]),
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+    U8(&'a [u8]),
+    U16(&'a [u16]),
+    U32(&'a [u32]),
+    U64(&'a [u64]),
+}
+
+impl<'a> DictKeys<'a> {
+    /// The keys and their validity, or `None` for a key type Arrow does not allow.
+    fn of(a: &'a ArrayRef, key_type: &DataType) -> Option<(DictKeys<'a>, Option<&'a NullBuffer>)> {
+        macro_rules! typed {
+            ($t:ty, $variant:ident) => {{
+                let keys = a.as_dictionary::<$t>().keys();
+                (DictKeys::$variant(keys.values()), keys.nulls())
+            }};
+        }
+        Some(match key_type {
+            DataType::Int8 => typed!(Int8Type, I8),
+            DataType::Int16 => typed!(Int16Type, I16),
+            DataType::Int32 => typed!(Int32Type, I32),
+            DataType::Int64 => typed!(Int64Type, I64),
+            DataType::UInt8 => typed!(UInt8Type, U8),
+            DataType::UInt16 => typed!(UInt16Type, U16),
+            DataType::UInt32 => typed!(UInt32Type, U32),
+            DataType::UInt64 => typed!(UInt64Type, U64),
+            _ => return None,
+        })
+    }
+
+    /// The key of row `i` (a negative key becomes an index past every value).
+    #[inline]
+    fn get(self, i: usize) -> usize {
+        match self {
+            DictKeys::I8(k) => k[i] as usize,
+            DictKeys::I16(k) => k[i] as usize,
+            DictKeys::I32(k) => k[i] as usize,
+            DictKeys::I64(k) => k[i] as usize,
+            DictKeys::U8(k) => k[i] as usize,
+            DictKeys::U16(k) => k[i] as usize,
+            DictKeys::U32(k) => k[i] as usize,
+            DictKeys::U64(k) => k[i] as usize,
+        }
+    }
 }
 
 impl<'a> StrColumn<'a> {
@@ -49,14 +103,14 @@ impl<'a> StrColumn<'a> {
             DataType::Utf8 => StrColumn::Utf8(a.as_string::<i32>()),
             DataType::LargeUtf8 => StrColumn::Large(a.as_string::<i64>()),
             DataType::Utf8View => StrColumn::View(a.as_string_view()),
-            DataType::Dictionary(_, v) if matches!(v.as_ref(), DataType::Utf8 | DataType::LargeUtf8) => {
-                let dict = a.as_any_dictionary();
-                let values = dict.values();
+            DataType::Dictionary(k, v) if matches!(v.as_ref(), DataType::Utf8 | DataType::LargeUtf8) => {
+                let (keys, nulls) = DictKeys::of(a, k)?;
+                let values = a.as_any_dictionary().values();
                 let strs: Vec<Option<&'a str>> = match values.data_type() {
                     DataType::Utf8 => values.as_string::<i32>().iter().collect(),
                     _ => values.as_string::<i64>().iter().collect(),
                 };
-                StrColumn::Dict(a.as_ref(), strs)
+                StrColumn::Dict(keys, nulls, strs)
             }
             _ => return None,
         })
@@ -68,38 +122,19 @@ impl<'a> StrColumn<'a> {
             StrColumn::Utf8(a) => a.is_valid(i).then(|| a.value(i)),
             StrColumn::Large(a) => a.is_valid(i).then(|| a.value(i)),
             StrColumn::View(a) => a.is_valid(i).then(|| a.value(i)),
-            StrColumn::Dict(a, values) => {
-                if !a.is_valid(i) {
-                    return None;
-                }
-                let key = dict_key(*a, i)?;
-                values.get(key).copied().flatten()
-            }
+            StrColumn::Dict(_, _, values) => values.get(self.key(i)?).copied().flatten(),
         }
     }
 
-    /// Dictionary key of row `i` (for caching per distinct value).
-    fn key(&self, i: usize) -> Option<usize> {
+    /// Dictionary key of row `i`; `None` for a NULL row or a column that is not
+    /// dictionary-encoded (for work done once per distinct value).
+    #[inline]
+    pub(crate) fn key(&self, i: usize) -> Option<usize> {
         match self {
-            StrColumn::Dict(a, _) => dict_key(*a, i),
+            StrColumn::Dict(keys, nulls, _) => nulls.is_none_or(|n| n.is_valid(i)).then(|| keys.get(i)),
             _ => None,
         }
     }
-}
-
-pub(crate) fn dict_key(a: &dyn Array, i: usize) -> Option<usize> {
-    let DataType::Dictionary(k, _) = a.data_type() else { return None };
-    Some(match k.as_ref() {
-        DataType::Int8 => a.as_dictionary::<Int8Type>().keys().value(i) as usize,
-        DataType::Int16 => a.as_dictionary::<Int16Type>().keys().value(i) as usize,
-        DataType::Int32 => a.as_dictionary::<Int32Type>().keys().value(i) as usize,
-        DataType::Int64 => a.as_dictionary::<Int64Type>().keys().value(i) as usize,
-        DataType::UInt8 => a.as_dictionary::<UInt8Type>().keys().value(i) as usize,
-        DataType::UInt16 => a.as_dictionary::<UInt16Type>().keys().value(i) as usize,
-        DataType::UInt32 => a.as_dictionary::<UInt32Type>().keys().value(i) as usize,
-        DataType::UInt64 => a.as_dictionary::<UInt64Type>().keys().value(i) as usize,
-        _ => return None,
-    })
 }
 
 impl<'a> Column<'a> {
@@ -139,7 +174,10 @@ impl<'a> Column<'a> {
             DataType::UInt8 => Column::U8(a.as_primitive()),
             DataType::Float64 => Column::F64(a.as_primitive()),
             DataType::Float32 => Column::F32(a.as_primitive()),
-            DataType::Timestamp(unit, _) => Column::Time(a.as_ref(), unit_nanos(*unit)),
+            DataType::Timestamp(unit, _) => {
+                let (values, nulls) = timestamp_values(a, *unit);
+                Column::Time(values, nulls, unit_nanos(*unit))
+            }
             _ => match StrColumn::of(a) {
                 Some(s) => Column::Str(s),
                 None => return Err(format!("unsupported column type {}", a.data_type())),
@@ -177,9 +215,9 @@ impl<'a> Column<'a> {
             Column::F64(a) => prim!(a, ValueRef::Float),
             Column::F32(a) => prim!(a, |v| ValueRef::Float(v as f64)),
             Column::Str(s) => s.get(i).map_or(ValueRef::Null, ValueRef::Str),
-            Column::Time(a, factor) => {
-                if a.is_valid(i) {
-                    ValueRef::Timestamp(timestamp_value(*a, i).saturating_mul(*factor))
+            Column::Time(values, nulls, factor) => {
+                if nulls.is_none_or(|n| n.is_valid(i)) {
+                    ValueRef::Timestamp(values[i].saturating_mul(*factor))
                 } else {
                     ValueRef::Null
                 }
@@ -197,12 +235,18 @@ fn unit_nanos(u: TimeUnit) -> i64 {
     }
 }
 
-fn timestamp_value(a: &dyn Array, i: usize) -> i64 {
-    match a.data_type() {
-        DataType::Timestamp(TimeUnit::Second, _) => a.as_primitive::<TimestampSecondType>().value(i),
-        DataType::Timestamp(TimeUnit::Millisecond, _) => a.as_primitive::<TimestampMillisecondType>().value(i),
-        DataType::Timestamp(TimeUnit::Microsecond, _) => a.as_primitive::<TimestampMicrosecondType>().value(i),
-        _ => a.as_primitive::<TimestampNanosecondType>().value(i),
+/// The values (in `unit`) and validity of a timestamp column: every unit is
+/// stored as `i64`, so the rows are read without a downcast per event.
+fn timestamp_values(a: &ArrayRef, unit: TimeUnit) -> (&[i64], Option<&NullBuffer>) {
+    fn typed<T: ArrowPrimitiveType<Native = i64>>(a: &ArrayRef) -> (&[i64], Option<&NullBuffer>) {
+        let a = a.as_primitive::<T>();
+        (a.values(), a.nulls())
+    }
+    match unit {
+        TimeUnit::Second => typed::<TimestampSecondType>(a),
+        TimeUnit::Millisecond => typed::<TimestampMillisecondType>(a),
+        TimeUnit::Microsecond => typed::<TimestampMicrosecondType>(a),
+        TimeUnit::Nanosecond => typed::<TimestampNanosecondType>(a),
     }
 }
 
@@ -222,7 +266,8 @@ impl Row for BatchRow<'_, '_> {
 /// Memo of type/stream names → target within one batch (few distinct names).
 #[derive(Default)]
 struct TargetMemo {
-    by_key: Vec<Option<Result<Target, (&'static str, String)>>>,
+    /// Targets of dictionary keys of the type column, for rows without a stream.
+    by_key: Vec<Option<Target>>,
     by_name: Vec<(String, Option<String>, Target)>,
 }
 
@@ -280,36 +325,47 @@ impl Runtime {
             .collect();
         let mut memo = TargetMemo::default();
         for row in 0..rows {
-            let Some(ty) = types.get(row) else {
-                return Err(EventError::new(self.next_position(), "type", None, "event type is null"));
+            // A dictionary-encoded type without a stream column (the common case):
+            // one key read and one memo read per event.
+            let known = match (types.key(row), &streams) {
+                (Some(k), None) => memo.by_key.get(k).copied().flatten(),
+                _ => None,
             };
-            let stream = streams.as_ref().and_then(|s| s.get(row));
-            let target = self.memo_target(&mut memo, &types, row, ty, stream)?;
+            let target = match known {
+                Some(target) => target,
+                None => self.target_of_row(&mut memo, &types, streams.as_ref(), row)?,
+            };
             let pre = Precomputed { per_type: &per_type, row, declared_ok: &fits };
             self.push_precomputed(target, &BatchRow { columns: &columns, row }, Some(&pre), out).map_err(|mut e| {
-                e.event_type = Some(ty.to_string());
+                e.event_type = types.get(row).map(str::to_string);
                 e
             })?;
         }
         Ok(())
     }
 
-    fn memo_target(
+    /// Resolves the target of `row` from its type and stream names, remembering it
+    /// for the rows that follow; errors for a NULL type or an unresolvable name.
+    fn target_of_row(
         &self,
         memo: &mut TargetMemo,
         types: &StrColumn<'_>,
+        streams: Option<&StrColumn<'_>>,
         row: usize,
-        ty: &str,
-        stream: Option<&str>,
     ) -> Result<Target, EventError> {
+        let Some(ty) = types.get(row) else {
+            return Err(EventError::new(self.next_position(), "type", None, "event type is null"));
+        };
+        let stream = streams.and_then(|s| s.get(row));
         let err = |(field, msg): (&'static str, String)| EventError::new(self.next_position(), field, Some(ty), msg);
-        // Dictionary-encoded types without a stream column: resolve each key once.
+        // Dictionary-encoded types without a stream: resolve each key once.
         if let (Some(k), None) = (types.key(row), stream) {
+            let target = self.resolve_target(None, ty).map_err(err)?;
             if memo.by_key.len() <= k {
                 memo.by_key.resize(k + 1, None);
             }
-            let entry = memo.by_key[k].get_or_insert_with(|| self.resolve_target(None, ty));
-            return entry.clone().map_err(err);
+            memo.by_key[k] = Some(target);
+            return Ok(target);
         }
         if let Some((_, _, target)) = memo.by_name.iter().find(|(t, s, _)| t == ty && s.as_deref() == stream) {
             return Ok(*target);

@@ -138,7 +138,11 @@ impl MatchBuffer {
     /// `positions` (LargeList<UInt64>).
     pub fn into_record_batch(self, first_id: u64) -> RecordBatch {
         let n = self.len() as u64;
-        let ids = UInt64Array::from_iter_values(first_id..first_id + n);
+        // Millions of ids are fresh memory: map its pages in one call first.
+        let mut id_values = Vec::with_capacity(self.len());
+        crate::memory::prefault_spare(&mut id_values);
+        id_values.extend(first_id..first_id + n);
+        let ids = UInt64Array::new(ScalarBuffer::from(id_values), None);
         let starts = UInt64Array::new(ScalarBuffer::from(self.starts), None);
         let ends = UInt64Array::new(ScalarBuffer::from(self.ends), None);
         let len = self.offsets.len();

@@ -138,17 +138,12 @@ fn leaf(col: &Column<'_>, rows: usize, test: &dyn Fn(Leaf<'_>) -> Option<Option<
         Column::F64(a) => prim!(a, Leaf::Float),
         Column::F32(a) => prim!(a, |v| Leaf::Float(v as f64)),
         Column::Bool(a) => prim!(a, Leaf::Bool),
-        Column::Str(StrColumn::Dict(a, values)) => {
+        Column::Str(s @ StrColumn::Dict(_, _, values)) => {
             // Once per dictionary value, then per row through the keys.
             let per_value: Vec<Option<bool>> =
                 values.iter().map(|v| test(v.map_or(Leaf::Null, Leaf::Str))).collect::<Option<_>>()?;
             for i in 0..rows {
-                let v = if a.is_valid(i) {
-                    crate::arrow_input::dict_key(*a, i).and_then(|k| per_value.get(k).copied().flatten())
-                } else {
-                    None
-                };
-                out.set(i, v);
+                out.set(i, s.key(i).and_then(|k| per_value.get(k).copied().flatten()));
             }
         }
         Column::Str(s) => {

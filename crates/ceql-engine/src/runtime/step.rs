@@ -68,6 +68,9 @@ impl Runtime {
 
     /// The rest of ON_EVENT for an event that [`Runtime::settle_idle`] did not
     /// settle: updates T (in place or by a rebuild), outputs, and applies CONSUME BY.
+    /// The event's values are passed one by one, not as a struct, so that they stay
+    /// in registers on the hot path.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn on_event(
         &mut self,
         pid: PartitionId,
