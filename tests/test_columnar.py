@@ -118,3 +118,17 @@ def test_timestamp_columns_agree_with_integer_time(times, unit, late, skip):
     assert outcome(lambda: q.run(stamped, time_field="t", late=late)) == outcome(
         lambda: q.run(numbers, time_field="t", time_unit=unit, late=late)
     )
+
+
+def test_many_and_look_alike_type_names_resolve_like_dicts():
+    """Type names that share their length, first and last bytes, and more distinct
+    names than the per-batch memo keeps, read the same from plain strings, string
+    views and dictionaries as from dicts."""
+    named = [f"Reading{i:03d}ofSensor" for i in range(300)] + ["A", "B", "Ab", "AB"]
+    q = ceql.compile("SELECT * FROM S WHERE Reading007ofSensor ; (Reading070ofSensor OR AB) WITHIN 40 EVENTS")
+    rows = [named[(i * 7919) % len(named)] for i in range(3000)] + ["Reading007ofSensor", "AB"]
+    expected = as_triples(q.run([{"type": t} for t in rows]))
+    assert expected  # the stream has matches
+    plain = pa.array(rows, pa.string())
+    for column in (plain, plain.cast(pa.large_string()), plain.cast(pa.string_view()), plain.dictionary_encode()):
+        assert as_triples(q.run(pa.table({"type": column}))) == expected

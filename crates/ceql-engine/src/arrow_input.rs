@@ -116,7 +116,7 @@ impl<'a> StrColumn<'a> {
         })
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn get(&self, i: usize) -> Option<&'a str> {
         match self {
             StrColumn::Utf8(a) => a.is_valid(i).then(|| a.value(i)),
@@ -128,7 +128,7 @@ impl<'a> StrColumn<'a> {
 
     /// Dictionary key of row `i`; `None` for a NULL row or a column that is not
     /// dictionary-encoded (for work done once per distinct value).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn key(&self, i: usize) -> Option<usize> {
         match self {
             StrColumn::Dict(keys, nulls, _) => nulls.is_none_or(|n| n.is_valid(i)).then(|| keys.get(i)),
@@ -264,14 +264,76 @@ impl Row for BatchRow<'_, '_> {
 }
 
 /// Memo of type/stream names → target within one batch (few distinct names).
-#[derive(Default)]
-struct TargetMemo {
+struct TargetMemo<'a> {
     /// Targets of dictionary keys of the type column, for rows without a stream.
     by_key: Vec<Option<Target>>,
-    by_name: Vec<(String, Option<String>, Target)>,
+    /// Targets of type names for rows without a stream, direct-mapped by
+    /// [`NameKey::slot`]: one slot read and an integer comparison per event.
+    by_slot: Vec<Option<(NameKey, &'a str, Target)>>,
+    /// Every (type, stream) resolved, up to [`MEMO_NAMES`]: for names that share a
+    /// slot, and for rows that name their stream.
+    by_name: Vec<(&'a str, Option<&'a str>, Target)>,
 }
 
 const MEMO_NAMES: usize = 256;
+
+/// Slots of [`TargetMemo::by_slot`] (a power of two).
+const NAME_SLOTS: usize = 256;
+
+impl<'a> TargetMemo<'a> {
+    fn new() -> Self {
+        TargetMemo { by_key: Vec::new(), by_slot: vec![None; NAME_SLOTS], by_name: Vec::new() }
+    }
+
+    /// The target of a type name already resolved for a row without a stream.
+    #[inline(always)]
+    fn named(&self, ty: &str) -> Option<Target> {
+        let key = NameKey::of(ty);
+        match self.by_slot[key.slot()] {
+            Some((k, name, target)) if k == key && (key.len <= 16 || name == ty) => Some(target),
+            _ => None,
+        }
+    }
+
+    /// Remembers the target of a type name for rows without a stream.
+    fn remember(&mut self, ty: &'a str, target: Target) {
+        let key = NameKey::of(ty);
+        self.by_slot[key.slot()] = Some((key, ty, target));
+    }
+}
+
+/// A type name's length and two words that hold every byte of a name of up to
+/// 16 bytes (overlapping loads), so that such names are compared as three integers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct NameKey {
+    len: usize,
+    head: u64,
+    tail: u64,
+}
+
+impl NameKey {
+    #[inline(always)]
+    fn of(name: &str) -> NameKey {
+        let b = name.as_bytes();
+        let n = b.len();
+        let word = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("eight bytes"));
+        let half = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("four bytes")) as u64;
+        let (head, tail) = match n {
+            8.. => (word(0), word(n - 8)),
+            4..=7 => (half(0), half(n - 4)),
+            1..=3 => (b[0] as u64 | (b[n / 2] as u64) << 8, b[n - 1] as u64),
+            0 => (0, 0),
+        };
+        NameKey { len: n, head, tail }
+    }
+
+    /// Slot in [`TargetMemo::by_slot`]: the key mixed by one multiplication.
+    #[inline(always)]
+    fn slot(self) -> usize {
+        let mixed = (self.head ^ self.tail.rotate_left(29) ^ self.len as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (mixed >> (64 - NAME_SLOTS.trailing_zeros())) as usize
+    }
+}
 
 impl Runtime {
     /// Pushes every row of `batch` in order. Complex events are appended to `out`.
@@ -323,13 +385,14 @@ impl Runtime {
                 declared.clone().all(|(_, t)| columns[slot].fits(*t))
             })
             .collect();
-        let mut memo = TargetMemo::default();
+        let mut memo = TargetMemo::new();
         for row in 0..rows {
-            // A dictionary-encoded type without a stream column (the common case):
-            // one key read and one memo read per event.
-            let known = match (types.key(row), &streams) {
-                (Some(k), None) => memo.by_key.get(k).copied().flatten(),
-                _ => None,
+            // Without a stream column (the common case) a type met before costs one
+            // memo read: by dictionary key, or by the name's slot.
+            let known = match (&streams, types.key(row)) {
+                (None, Some(k)) => memo.by_key.get(k).copied().flatten(),
+                (None, None) => types.get(row).and_then(|ty| memo.named(ty)),
+                (Some(_), _) => None,
             };
             let target = match known {
                 Some(target) => target,
@@ -346,11 +409,11 @@ impl Runtime {
 
     /// Resolves the target of `row` from its type and stream names, remembering it
     /// for the rows that follow; errors for a NULL type or an unresolvable name.
-    fn target_of_row(
+    fn target_of_row<'a>(
         &self,
-        memo: &mut TargetMemo,
-        types: &StrColumn<'_>,
-        streams: Option<&StrColumn<'_>>,
+        memo: &mut TargetMemo<'a>,
+        types: &StrColumn<'a>,
+        streams: Option<&StrColumn<'a>>,
         row: usize,
     ) -> Result<Target, EventError> {
         let Some(ty) = types.get(row) else {
@@ -367,13 +430,41 @@ impl Runtime {
             memo.by_key[k] = Some(target);
             return Ok(target);
         }
-        if let Some((_, _, target)) = memo.by_name.iter().find(|(t, s, _)| t == ty && s.as_deref() == stream) {
-            return Ok(*target);
-        }
-        let target = self.resolve_target(stream, ty).map_err(err)?;
-        if memo.by_name.len() < MEMO_NAMES {
-            memo.by_name.push((ty.to_string(), stream.map(str::to_string), target));
+        let target = match memo.by_name.iter().find(|&&(t, s, _)| t == ty && s == stream) {
+            Some(&(_, _, target)) => target,
+            None => {
+                let target = self.resolve_target(stream, ty).map_err(err)?;
+                if memo.by_name.len() < MEMO_NAMES {
+                    memo.by_name.push((ty, stream, target));
+                }
+                target
+            }
+        };
+        if stream.is_none() {
+            memo.remember(ty, target);
         }
         Ok(target)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NameKey;
+
+    /// Names of up to 16 bytes are compared by their keys alone: a change in any
+    /// byte, or in the length, must change the key.
+    #[test]
+    fn name_keys_of_short_names_see_every_byte() {
+        for len in 0..=16 {
+            let base = "x".repeat(len);
+            for i in 0..len {
+                let mut other = base.clone().into_bytes();
+                other[i] = b'y';
+                let other = String::from_utf8(other).unwrap();
+                assert!(NameKey::of(&base) != NameKey::of(&other), "length {len}, byte {i}");
+            }
+            assert!(NameKey::of(&base) != NameKey::of(&"x".repeat(len + 1)), "length {len}");
+            assert!(NameKey::of(&base) == NameKey::of(&base.clone()));
+        }
     }
 }
