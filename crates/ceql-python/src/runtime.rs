@@ -177,7 +177,7 @@ impl NativeRuntime {
         self.run(py, |this| {
             this.out.clear();
             this.push_arrow_rows(py, data)?;
-            Ok(ArrowBatch::new(std::mem::take(&mut this.out).into_record_batch(first_id)))
+            Ok(ArrowBatch::new(this.out.take_presized().into_record_batch(first_id)))
         })
     }
 
