@@ -151,7 +151,14 @@ impl MatchBuffer {
     /// Converts the buffer into an Arrow record batch without copying its vectors:
     /// `match_id` (numbered from `first_id`), `start`, `end` (UInt64) and
     /// `positions` (LargeList<UInt64>).
-    pub fn into_record_batch(self, first_id: u64) -> RecordBatch {
+    pub fn into_record_batch(mut self, first_id: u64) -> RecordBatch {
+        // The batch keeps its vectors' allocations: give back the room they grew
+        // into but did not use (pre-mapped pages when the output is large; for an
+        // allocation that large, shrinking remaps it instead of copying).
+        self.starts.shrink_to_fit();
+        self.ends.shrink_to_fit();
+        self.offsets.shrink_to_fit();
+        self.positions.shrink_to_fit();
         let n = self.len() as u64;
         // Millions of ids are fresh memory: map its pages in one call first.
         let mut id_values = Vec::with_capacity(self.len());
