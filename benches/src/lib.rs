@@ -86,13 +86,7 @@ impl Driver {
     /// Runs the first `n` events with enumeration on, clearing `out` after each
     /// event; returns (complex events, data positions).
     pub fn run_counting_positions(&self, workload: &Workload, n: usize, out: &mut MatchBuffer) -> (u64, u64) {
-        let (mut matches, mut positions) = (0, 0);
-        self.push_all(&mut self.runtime(true), prefix(workload, n), out, |out| {
-            matches += out.total();
-            positions += out.total_positions();
-            out.clear();
-        });
-        (matches, positions)
+        self.run_clearing(workload, n, true, out)
     }
 
     /// Update mode once the window has filled: pushes the first `warm_up` events
@@ -117,17 +111,24 @@ impl Driver {
         out.total()
     }
 
-    /// Runs the first `n` events of the workload.
+    /// Runs the first `n` events of the workload; returns the number of complex
+    /// events (0 when `enumerate` is false).
     pub fn run_prefix(&self, workload: &Workload, n: usize, enumerate: bool, out: &mut MatchBuffer) -> u64 {
-        let mut total = 0;
+        self.run_clearing(workload, n, enumerate, out).0
+    }
+
+    /// Runs the first `n` events, reusing `out`: it is cleared after each event
+    /// that filled it. Returns (complex events, data positions).
+    fn run_clearing(&self, workload: &Workload, n: usize, enumerate: bool, out: &mut MatchBuffer) -> (u64, u64) {
+        let (mut matches, mut positions) = (0, 0);
         self.push_all(&mut self.runtime(enumerate), prefix(workload, n), out, |out| {
-            // Reuse the buffer: clear it after each event that filled it.
             if out.total() != 0 {
-                total += out.total();
+                matches += out.total();
+                positions += out.total_positions();
                 out.clear();
             }
         });
-        total
+        (matches, positions)
     }
 }
 
