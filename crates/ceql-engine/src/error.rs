@@ -7,8 +7,9 @@ use std::fmt;
 /// points into so that it can be rendered with its caret snippet.
 #[derive(Clone, Debug)]
 pub struct CompileError {
-    /// The diagnostic (code, message, span, label).
-    pub diagnostic: Diagnostic,
+    /// The diagnostic (code, message, span, label). Boxed, so that a `Result`
+    /// carrying this error stays small on the success path.
+    pub diagnostic: Box<Diagnostic>,
     /// The text the span points into (the query, or the schema text).
     pub source: String,
     /// Name of that text in the rendering (`query` or `schema`).
@@ -18,7 +19,7 @@ pub struct CompileError {
 impl CompileError {
     /// Wraps a diagnostic about `source`.
     pub fn new(diagnostic: Diagnostic, source: &str, origin: &'static str) -> Self {
-        CompileError { diagnostic, source: source.to_string(), origin }
+        CompileError { diagnostic: Box::new(diagnostic), source: source.to_string(), origin }
     }
 
     /// The error code (`E0100`, ...).

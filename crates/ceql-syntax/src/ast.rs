@@ -315,8 +315,9 @@ pub enum Filter {
     Var {
         /// The filtered variable.
         var: QName,
-        /// The predicate.
-        pred: Pred,
+        /// The predicate (boxed: a predicate tree is far larger than the other
+        /// variants, and filters are built and moved often while parsing).
+        pred: Box<Pred>,
         /// Span of `x[P]`.
         span: Span,
     },

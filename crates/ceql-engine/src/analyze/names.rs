@@ -363,7 +363,7 @@ impl Resolver<'_> {
             Filter::Var { var, pred, span } => {
                 let v = self.variable(var)?;
                 self.filter_vars.push((*span, v));
-                RFilter::Var { var: v, pred: Arc::new(pred.clone()) }
+                RFilter::Var { var: v, pred: Arc::new(ast::Pred::clone(pred)) }
             }
             Filter::And(a, b) => RFilter::And(Box::new(self.filter(a)?), Box::new(self.filter(b)?)),
             Filter::Or(a, b) => RFilter::Or(Box::new(self.filter(a)?), Box::new(self.filter(b)?)),

@@ -32,7 +32,7 @@ fn filter_term(pair: Pair<'_>) -> Result<Filter, Diagnostic> {
                     _ => {}
                 }
             }
-            Ok(Filter::Var { var: var.expect("filter variable"), pred: p.expect("filter predicate"), span })
+            Ok(Filter::Var { var: var.expect("filter variable"), pred: Box::new(p.expect("filter predicate")), span })
         }
     }
 }
