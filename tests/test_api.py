@@ -240,11 +240,23 @@ def test_any_arrow_c_stream_producer_is_accepted():
 
 
 def test_polars_dataframe():
+    """A polars DataFrame goes in through the Arrow PyCapsule interface: through
+    run, run_arrow and a stream, with `type` as a string or a categorical (a
+    dictionary-encoded column) and with a timestamp column for the window."""
     pl = pytest.importorskip("polars")
     q = ceql.compile(SEQ)
     frame = pl.DataFrame(EVENTS)
-    assert as_triples(q.run(frame)) == as_triples(q.run(EVENTS))
-    assert q.run_arrow(frame).num_rows == len(EXPECTED)
+    assert sorted(as_triples(q.run(frame))) == sorted(EXPECTED)
+    table = q.run_arrow(frame)
+    assert sorted((r["start"], r["end"], tuple(r["positions"])) for r in table.to_pylist()) == sorted(EXPECTED)
+    categorical = frame.with_columns(pl.col("type").cast(pl.Categorical))
+    assert sorted(as_triples(q.run(categorical))) == sorted(EXPECTED)
+    s = q.stream()
+    got = s.push_batch(frame.head(5)) + s.push_batch(frame.tail(2))
+    assert sorted(as_triples(got)) == sorted(EXPECTED)
+    timed = frame.with_columns(ts=pl.datetime(2026, 1, 1) + pl.duration(seconds=pl.col("v") * 10))
+    within = ceql.compile("SELECT * FROM S WHERE A ; B+ ; C WITHIN 45 seconds")
+    assert sorted(as_triples(within.run(timed, time_field="ts"))) == sorted(m for m in EXPECTED if m[1] == 4)
 
 
 def test_strategies_with_a_trailing_not():

@@ -24,7 +24,8 @@ PREDICATES = [
 COLUMN_TYPES = {
     "v": [pa.int64(), pa.int32(), pa.int8(), pa.float64(), pa.uint16()],
     "f": [pa.float64(), pa.float32(), pa.int64()],
-    "s": [pa.string(), pa.large_string(), pa.dictionary(pa.int16(), pa.string()), pa.string_view()],
+    "s": [pa.string(), pa.large_string(), pa.dictionary(pa.int16(), pa.string()), pa.string_view(),
+          pa.dictionary(pa.uint32(), pa.string_view())],
     "b": [pa.bool_()],
 }
 
@@ -75,16 +76,18 @@ KEY_TYPES = [pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint8(), pa.uint1
 @given(
     names=st.lists(st.one_of(st.none(), st.sampled_from(["A", "B", "X"])), max_size=14),
     key=st.sampled_from(KEY_TYPES),
+    values=st.sampled_from([pa.string(), pa.large_string(), pa.string_view()]),
     skip=st.integers(0, 3),
 )
-def test_dictionary_type_columns_agree_with_plain_strings(names, key, skip):
-    """Every dictionary key type, NULL types (an error at the same position) and
-    sliced input (offset keys and validity) read like a plain string column."""
+def test_dictionary_type_columns_agree_with_plain_strings(names, key, values, skip):
+    """Every dictionary key type and value type (polars exports a categorical as
+    string-view values), NULL types (an error at the same position) and sliced
+    input (offset keys and validity) read like a plain string column."""
     q = ceql.compile("SELECT * FROM S WHERE A ; B FILTER A[v > 0] WITHIN 4 EVENTS")
     dictionary = ["B", "X", "A"]
     keys = pa.array([None if n is None else dictionary.index(n) for n in names], type=key)
     v = pa.array([i % 3 for i in range(len(names))], pa.int64())
-    encoded = pa.table({"type": pa.DictionaryArray.from_arrays(keys, pa.array(dictionary)), "v": v}).slice(skip)
+    encoded = pa.table({"type": pa.DictionaryArray.from_arrays(keys, pa.array(dictionary, values)), "v": v}).slice(skip)
     plain = pa.table({"type": pa.array(names, pa.string()), "v": v}).slice(skip)
     assert outcome(lambda: q.run(encoded)) == outcome(lambda: q.run(plain))
     assert arrow_outcome(q, encoded) == arrow_outcome(q, plain)

@@ -103,12 +103,16 @@ impl<'a> StrColumn<'a> {
             DataType::Utf8 => StrColumn::Utf8(a.as_string::<i32>()),
             DataType::LargeUtf8 => StrColumn::Large(a.as_string::<i64>()),
             DataType::Utf8View => StrColumn::View(a.as_string_view()),
-            DataType::Dictionary(k, v) if matches!(v.as_ref(), DataType::Utf8 | DataType::LargeUtf8) => {
+            // polars exports a categorical column with string-view values.
+            DataType::Dictionary(k, v)
+                if matches!(v.as_ref(), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) =>
+            {
                 let (keys, nulls) = DictKeys::of(a, k)?;
                 let values = a.as_any_dictionary().values();
                 let strs: Vec<Option<&'a str>> = match values.data_type() {
                     DataType::Utf8 => values.as_string::<i32>().iter().collect(),
-                    _ => values.as_string::<i64>().iter().collect(),
+                    DataType::LargeUtf8 => values.as_string::<i64>().iter().collect(),
+                    _ => values.as_string_view().iter().collect(),
                 };
                 StrColumn::Dict(keys, nulls, strs)
             }
