@@ -239,6 +239,35 @@ def test_any_arrow_c_stream_producer_is_accepted():
     assert [e["v"] for e in got[0].events] == list(got[0].positions)
 
 
+def test_matches_of_one_shot_and_foreign_arrow_inputs_read_their_events_back():
+    """Match.events works whatever Arrow object the rows came in: a one-shot
+    RecordBatchReader (through run and a stream) and a producer that only has
+    __arrow_c_stream__."""
+    q = ceql.compile(SEQ)
+    table = pa.Table.from_pylist(EVENTS)
+    want = {(m.start, m.end, tuple(m.positions)): m.events for m in q.run(EVENTS)}
+
+    def reader():
+        return pa.RecordBatchReader.from_batches(table.schema, table.to_batches(max_chunksize=3))
+
+    for got in (q.run(reader()), q.run(_CStreamOnly(table)), q.stream().push_batch(reader())):
+        assert {(m.start, m.end, tuple(m.positions)): m.events for m in got} == want
+
+
+def test_join_events_reads_string_views_and_foreign_producers():
+    """join_events gathers rows of string-view columns (which pyarrow cannot
+    `take`) and of producers that only have __arrow_c_stream__."""
+    q = ceql.compile(SEQ)
+    table = pa.Table.from_pylist([{**e, "s": f"s{e['v']}"} for e in EVENTS])
+    want = ceql.join_events(q.run_arrow(table), table)
+    views = table.cast(pa.schema([pa.field("type", pa.string_view()), pa.field("v", pa.int64()),
+                                  pa.field("s", pa.string_view())]))
+    for events in (views, _CStreamOnly(views)):
+        got = ceql.join_events(q.run_arrow(events), events)
+        assert got.to_pylist() == want.to_pylist()
+        assert got.schema.field("s").type == pa.large_string()
+
+
 def test_polars_dataframe():
     """A polars DataFrame goes in through the Arrow PyCapsule interface: through
     run, run_arrow and a stream, with `type` as a string or a categorical (a
@@ -254,6 +283,10 @@ def test_polars_dataframe():
     s = q.stream()
     got = s.push_batch(frame.head(5)) + s.push_batch(frame.tail(2))
     assert sorted(as_triples(got)) == sorted(EXPECTED)
+    assert [m.events for m in q.run(frame)] == [m.events for m in q.run(EVENTS)]
+    assert [m.events for m in got] == [[EVENTS[p] for p in m.positions] for m in got]
+    joined = ceql.join_events(table, frame)
+    assert joined.to_pylist() == ceql.join_events(table, pa.Table.from_pylist(EVENTS)).to_pylist()
     timed = frame.with_columns(ts=pl.datetime(2026, 1, 1) + pl.duration(seconds=pl.col("v") * 10))
     within = ceql.compile("SELECT * FROM S WHERE A ; B+ ; C WITHIN 45 seconds")
     assert sorted(as_triples(within.run(timed, time_field="ts"))) == sorted(m for m in EXPECTED if m[1] == 4)

@@ -21,6 +21,19 @@ def is_arrow(obj: Any) -> bool:
     return hasattr(obj, "__arrow_c_stream__") and not is_pandas(obj)
 
 
+def rereadable_arrow(obj: Any) -> Any:
+    """Arrow data whose rows can be read again after the engine has consumed it, so
+    that ``Match.events`` can find them: a pyarrow Table or RecordBatch as it is;
+    anything else with ``__arrow_c_stream__`` (a polars DataFrame, a one-shot
+    ``RecordBatchReader``) read into a pyarrow Table first, without copying the
+    buffers of producers that share them."""
+    if hasattr(obj, "take"):
+        return obj
+    import pyarrow as pa
+
+    return pa.table(obj)
+
+
 def is_pandas(obj: Any) -> bool:
     return type(obj).__name__ == "DataFrame" and type(obj).__module__.startswith("pandas")
 

@@ -20,7 +20,8 @@ class ListSource:
 
 
 class ArrowSource:
-    """Rows of a pyarrow Table or RecordBatch: position = row (+ offset)."""
+    """Rows of a pyarrow Table or RecordBatch: position = row (+ offset). Other
+    Arrow producers are read into a Table first (``_inputs.rereadable_arrow``)."""
 
     __slots__ = ("table", "offset", "rename")
 
@@ -32,13 +33,25 @@ class ArrowSource:
     def events_at(self, positions: Sequence[int]) -> List[dict]:
         if not positions:
             return []
-        rows = self.table.take([p - self.offset for p in positions]).to_pylist()
+        rows = _rows(self.table, [p - self.offset for p in positions])
         if self.rename:
             for r in rows:
                 for new, old in self.rename.items():
                     if old in r:
                         r[new] = r.pop(old)
         return rows
+
+
+def _rows(table: Any, indices: List[int]) -> List[dict]:
+    """Rows `indices` of a pyarrow Table or RecordBatch as dicts. pyarrow cannot
+    `take` from some column types (string views, as polars exports strings, in
+    pyarrow 26): those tables are read one row slice at a time."""
+    import pyarrow as pa
+
+    try:
+        return table.take(indices).to_pylist()
+    except pa.ArrowNotImplementedError:
+        return [table.slice(i, 1).to_pylist()[0] for i in indices]
 
 
 class PandasSource:

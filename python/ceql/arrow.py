@@ -4,17 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._inputs import rereadable_arrow
+
 
 def join_events(matches: Any, events: Any) -> Any:
     """One row per (match, matched event): ``match_id``, ``start``, ``end``,
     ``index`` (0-based position of the event inside the match), ``position`` and
-    every column of ``events`` (the Arrow table or batch the matches were computed
-    on; positions are its row numbers). ``matches`` is a table from
-    ``Query.run_arrow`` or a batch from ``Query.run_arrow_batches``.
+    every column of ``events`` (the Arrow data the matches were computed on:
+    pyarrow, polars or any ``__arrow_c_stream__`` producer; positions are its row
+    numbers). ``matches`` is a table from ``Query.run_arrow`` or a batch from
+    ``Query.run_arrow_batches``. String-view columns (polars' strings) come back
+    as ``large_string``, since pyarrow cannot gather rows of string views.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    events = rereadable_arrow(events)
     if isinstance(events, pa.RecordBatch):
         events = pa.Table.from_batches([events])
     if isinstance(matches, pa.RecordBatch):
@@ -25,7 +30,7 @@ def join_events(matches: Any, events: Any) -> Any:
     # index inside the match = flat offset - offset of the match's first element
     starts = pc.take(pc.subtract(positions.offsets, positions.offsets[0]), parents)
     index = pc.subtract(pa.array(range(len(flat)), pa.int64()), pc.cast(starts, pa.int64()))
-    rows = events.take(flat)
+    rows = _take_rows(events, flat)
     columns = {
         "match_id": pc.take(matches.column("match_id"), parents),
         "start": pc.take(matches.column("start"), parents),
@@ -36,3 +41,16 @@ def join_events(matches: Any, events: Any) -> Any:
     for name in rows.column_names:
         columns[name if name not in columns else f"event_{name}"] = rows.column(name)
     return pa.table(columns)
+
+
+def _take_rows(events: Any, indices: Any) -> Any:
+    """Rows `indices` of a pyarrow Table. pyarrow (26) has no `take` for string or
+    binary views: such columns are cast to their large non-view types first."""
+    import pyarrow as pa
+
+    try:
+        return events.take(indices)
+    except pa.ArrowNotImplementedError:
+        views = {pa.string_view(): pa.large_string(), pa.binary_view(): pa.large_binary()}
+        schema = pa.schema([f.with_type(views.get(f.type, f.type)) for f in events.schema], metadata=events.schema.metadata)
+        return events.cast(schema).take(indices)

@@ -6,7 +6,7 @@ import operator
 from typing import Any, Iterable, Iterator, List, Optional
 
 from . import _ceql
-from ._inputs import is_arrow, is_pandas, pandas_to_arrow, time_unit_nanos
+from ._inputs import is_arrow, is_pandas, pandas_to_arrow, rereadable_arrow, time_unit_nanos
 from ._sources import ArrowSource, ListSource, PandasSource
 from .errors import CeqlWarning
 
@@ -87,6 +87,7 @@ class Query:
         """
         rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
         if is_arrow(events):
+            events = rereadable_arrow(events)
             return rt.push_arrow(events, ArrowSource(events))
         if is_pandas(events):
             table = pandas_to_arrow(events)

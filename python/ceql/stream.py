@@ -8,7 +8,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Deque, Iterable, List, Optional, Tuple
 
 from . import _ceql
-from ._inputs import is_arrow, is_pandas, pandas_to_arrow
+from ._inputs import is_arrow, is_pandas, pandas_to_arrow, rereadable_arrow
 from ._sources import ArrowSource, ChunkView, ListSource
 from .errors import CeqlSnapshotError
 
@@ -66,8 +66,10 @@ class Stream:
             if table is None:
                 return self._push_list(batch.to_dict("records"))
             batch = table
+        else:
+            batch = rereadable_arrow(batch)
         start = self._native.next_position()
-        source = ArrowSource(batch, offset=start) if hasattr(batch, "take") else _ArrowLazy(batch, start)
+        source = ArrowSource(batch, offset=start)
         self._chunks.append((start, source))
         try:
             matches = self._native.push_arrow(batch, ChunkView(self._chunks))
@@ -181,23 +183,3 @@ class Stream:
 
     def __repr__(self) -> str:
         return f"<ceql.Stream position={self.position} of {self.query!r}>"
-
-
-class _ArrowLazy:
-    """Source for Arrow objects without ``take`` (e.g. polars): converted on demand."""
-
-    __slots__ = ("data", "offset", "_table")
-
-    def __init__(self, data: Any, offset: int) -> None:
-        self.data = data
-        self.offset = offset
-        self._table = None
-
-    def events_at(self, positions: List[int]) -> List[dict]:
-        if not positions:
-            return []
-        if self._table is None:
-            import pyarrow as pa
-
-            self._table = pa.table(self.data)
-        return ArrowSource(self._table, self.offset).events_at(positions)
