@@ -3,6 +3,7 @@ of mappings."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 TIME_UNITS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
@@ -36,6 +37,29 @@ def rereadable_arrow(obj: Any) -> Any:
 
 def is_pandas(obj: Any) -> bool:
     return type(obj).__name__ == "DataFrame" and type(obj).__module__.startswith("pandas")
+
+
+def records_to_arrow(rows: list) -> Any:
+    """A list of event mappings as a pyarrow Table with a column for every key met
+    in any event (missing keys are nulls), or ``None`` when that is not possible:
+    an event that is not a mapping, or a field whose values Arrow cannot put in one
+    column (``1`` in one event and ``"a"`` in another)."""
+    import pyarrow as pa
+
+    if not all(isinstance(r, Mapping) for r in rows):
+        return None
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    try:
+        return pa.table({k: pa.array([r.get(k) for r in rows]) for k in keys}) if keys else None
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def pandas_records(frame: Any) -> list:
+    """A pandas DataFrame as a list of dicts for the row-by-row path (frames whose
+    columns Arrow cannot type). Missing markers (NaN, NaT, ``pd.NA``, ``None``)
+    become ``None``, i.e. NULL, as they do when the frame goes through Arrow."""
+    return frame.astype(object).where(frame.notna(), None).to_dict("records")
 
 
 def pandas_to_arrow(frame: Any) -> Any:

@@ -18,6 +18,10 @@ class ListSource:
     def events_at(self, positions: Sequence[int]) -> List[Any]:
         return [self.events[p - self.offset] for p in positions]
 
+    def head(self, n: int) -> "ListSource":
+        """The first ``n`` events only."""
+        return ListSource(self.events[:n], self.offset)
+
 
 class ArrowSource:
     """Rows of a pyarrow Table or RecordBatch: position = row (+ offset). Other
@@ -40,6 +44,10 @@ class ArrowSource:
                     if old in r:
                         r[new] = r.pop(old)
         return rows
+
+    def head(self, n: int) -> "ArrowSource":
+        """The first ``n`` rows only."""
+        return ArrowSource(self.table.slice(0, n), self.offset, self.rename)
 
 
 def _rows(table: Any, indices: List[int]) -> List[dict]:

@@ -13,7 +13,8 @@ def join_events(matches: Any, events: Any) -> Any:
     every column of ``events`` (the Arrow data the matches were computed on:
     pyarrow, polars or any ``__arrow_c_stream__`` producer; positions are its row
     numbers). ``matches`` is a table from ``Query.run_arrow`` or a batch from
-    ``Query.run_arrow_batches``. String-view columns (polars' strings) come back
+    ``Query.run_arrow_batches``. An event column named like one of the match
+    columns is renamed ``event_<name>``. String-view columns (polars' strings) come back
     as ``large_string``, since pyarrow cannot gather rows of string views.
     """
     import pyarrow as pa
@@ -38,8 +39,17 @@ def join_events(matches: Any, events: Any) -> Any:
         "index": index,
         "position": flat,
     }
+    # An event column named like a match column is prefixed with `event_` (as
+    # often as needed to be unique among every other column name).
+    taken = set(columns) | set(rows.column_names)
     for name in rows.column_names:
-        columns[name if name not in columns else f"event_{name}"] = rows.column(name)
+        out = name
+        if name in columns:
+            out = f"event_{name}"
+            while out in taken:
+                out = f"event_{out}"
+            taken.add(out)
+        columns[out] = rows.column(name)
     return pa.table(columns)
 
 
@@ -54,3 +64,24 @@ def _take_rows(events: Any, indices: Any) -> Any:
         views = {pa.string_view(): pa.large_string(), pa.binary_view(): pa.large_binary()}
         schema = pa.schema([f.with_type(views.get(f.type, f.type)) for f in events.schema], metadata=events.schema.metadata)
         return events.cast(schema).take(indices)
+
+
+def matches_table(matches: Any) -> Any:
+    """The ``run_arrow`` table (same schema) of a list of :class:`ceql.Match`, for
+    events that were evaluated row by row."""
+    import pyarrow as pa
+
+    item = pa.field("item", pa.uint64(), nullable=False)
+    schema = pa.schema([
+        pa.field("match_id", pa.uint64(), nullable=False),
+        pa.field("start", pa.uint64(), nullable=False),
+        pa.field("end", pa.uint64(), nullable=False),
+        pa.field("positions", pa.large_list(item), nullable=False),
+    ])
+    columns = [
+        list(range(len(matches))),
+        [m.start for m in matches],
+        [m.end for m in matches],
+        [list(m.positions) for m in matches],
+    ]
+    return pa.Table.from_arrays([pa.array(c, f.type) for c, f in zip(columns, schema)], schema=schema)

@@ -6,8 +6,17 @@ import operator
 from typing import Any, Iterable, Iterator, List, Optional
 
 from . import _ceql
-from ._inputs import is_arrow, is_pandas, pandas_to_arrow, rereadable_arrow, time_unit_nanos
+from ._inputs import (
+    is_arrow,
+    is_pandas,
+    pandas_records,
+    pandas_to_arrow,
+    records_to_arrow,
+    rereadable_arrow,
+    time_unit_nanos,
+)
 from ._sources import ArrowSource, ListSource, PandasSource
+from .arrow import matches_table
 from .errors import CeqlWarning
 
 Match = _ceql.Match
@@ -93,7 +102,7 @@ class Query:
             table = pandas_to_arrow(events)
             if table is not None:
                 return rt.push_arrow(table, PandasSource(events))
-            return rt.push_events(events.to_dict("records"), PandasSource(events))
+            return rt.push_events(pandas_records(events), PandasSource(events))
         if isinstance(events, (list, tuple)):
             return rt.push_events(events, ListSource(events))
         from .stream import Stream
@@ -115,12 +124,19 @@ class Query:
         (uint64) and ``positions`` (large_list<uint64>). Use
         :func:`ceql.join_events` to attach the events' columns.
 
-        ``events`` must be Arrow data (or a pandas DataFrame, converted with pyarrow).
+        ``events`` is best Arrow data. A pandas DataFrame or an iterable of mappings
+        is converted with pyarrow; events that Arrow cannot type (a field mixing
+        value types) are evaluated row by row with :meth:`run` and the table is
+        built from its matches.
         """
         import pyarrow as pa
 
+        data, rows = _arrow_input(events)
+        if data is None:
+            return matches_table(self.run(rows, time_field, time_unit, late=late, max_cache_bytes=max_cache_bytes,
+                                          max_det_states=max_det_states))
         rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
-        batch = pa.record_batch(rt.push_arrow_columnar(_arrow_input(events), 0))
+        batch = pa.record_batch(rt.push_arrow_columnar(data, 0))
         return pa.Table.from_batches([batch])
 
     def run_arrow_batches(
@@ -144,7 +160,9 @@ class Query:
         batch reuses. For outputs of millions of matches this is faster than
         :meth:`run_arrow` and keeps memory bounded. Errors in the input (a
         :class:`CeqlEventError`, for example) are raised while reading, with the
-        matches of the slices before it already delivered.
+        matches of the slices before it already delivered. Events that Arrow cannot
+        type are evaluated at once, as :meth:`run_arrow` does, and their errors are
+        raised by this call.
         """
         import pyarrow as pa
 
@@ -154,8 +172,12 @@ class Query:
             rows = 0
         if isinstance(slice_rows, bool) or rows < 1:
             raise ValueError(f"slice_rows must be a positive integer, not {slice_rows!r}")
+        data, fallback = _arrow_input(events)
+        if data is None:
+            table = matches_table(self.run(fallback, time_field, time_unit, late=late, max_cache_bytes=max_cache_bytes,
+                                           max_det_states=max_det_states))
+            return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
         rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
-        data = _arrow_input(events)
         if isinstance(data, pa.RecordBatch):
             batches: Any = pa.Table.from_batches([data])
         elif isinstance(data, (pa.Table, pa.RecordBatchReader)):
@@ -204,14 +226,14 @@ from .stream import Stream  # noqa: E402  (circular: Stream needs Query)
 
 def _arrow_input(events: Any) -> Any:
     """Arrow data for the columnar paths: Arrow objects as they are, pandas frames
-    and iterables of mappings converted with pyarrow."""
-    import pyarrow as pa
-
+    and iterables of mappings converted with pyarrow. Returns ``(data, None)``, or
+    ``(None, events)`` when Arrow cannot type the events (a column mixing value
+    types, say): the caller then evaluates them row by row."""
     if is_pandas(events):
         table = pandas_to_arrow(events)
-        if table is None:
-            raise TypeError("this DataFrame cannot be converted to Arrow; use run() instead")
-        return table
-    if not is_arrow(events):
-        return pa.Table.from_pylist(list(events))
-    return events
+        return (table, None) if table is not None else (None, events)
+    if is_arrow(events):
+        return events, None
+    rows = list(events)
+    table = records_to_arrow(rows)
+    return (table, None) if table is not None else (None, rows)

@@ -8,7 +8,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Deque, Iterable, List, Optional, Tuple
 
 from . import _ceql
-from ._inputs import is_arrow, is_pandas, pandas_to_arrow, rereadable_arrow
+from ._inputs import is_arrow, is_pandas, pandas_records, pandas_to_arrow, rereadable_arrow
 from ._sources import ArrowSource, ChunkView, ListSource
 from .errors import CeqlSnapshotError
 
@@ -64,7 +64,7 @@ class Stream:
         if is_pandas(batch):
             table = pandas_to_arrow(batch)
             if table is None:
-                return self._push_list(batch.to_dict("records"))
+                return self._push_list(pandas_records(batch))
             batch = table
         else:
             batch = rereadable_arrow(batch)
@@ -74,7 +74,8 @@ class Stream:
         try:
             matches = self._native.push_arrow(batch, ChunkView(self._chunks))
         except BaseException:
-            self._drop_from(start)
+            # Rows before the failing one were processed: keep them.
+            self._truncate_last(self._native.next_position() - start)
             raise
         self._trim()
         return matches
@@ -126,14 +127,13 @@ class Stream:
         while len(self._chunks) > 1 and self._chunks[1][0] <= horizon:
             self._chunks.popleft()
 
-    def _drop_from(self, start: int) -> None:
-        while self._chunks and self._chunks[-1][0] >= start:
-            self._chunks.pop()
-
     def _truncate_last(self, kept: int) -> None:
+        """After a failed push: the last chunk keeps only the events the engine
+        processed before the failure (they have positions, and later matches may
+        use them)."""
         start, src = self._chunks.pop()
         if kept > 0:
-            self._chunks.append((start, ListSource(src.events[:kept], offset=start)))
+            self._chunks.append((start, src.head(kept)))
 
     def _retained(self) -> Tuple[int, List[Any]]:
         """(first position, events) retained, as plain Python objects."""

@@ -189,6 +189,33 @@ impl<'a> Column<'a> {
         })
     }
 
+    /// The first row whose value the engine cannot represent, with the reason:
+    /// an unsigned integer above `i64::MAX`, or a time stamp that does not fit in
+    /// 64-bit nanoseconds. Events of the dict path give the same errors; reading
+    /// such a value as a double or a saturated time stamp would silently merge
+    /// distinct keys or ignore the window.
+    fn first_unrepresentable(&self) -> Option<(usize, String)> {
+        match self {
+            Column::U64(a) => a.iter().position(|v| v.is_some_and(|v| v > i64::MAX as u64)).map(|i| {
+                (i, format!("integer {} does not fit in 64 bits", a.value(i)))
+            }),
+            Column::Time(values, nulls, factor) if *factor > 1 => values
+                .iter()
+                .enumerate()
+                .position(|(i, v)| nulls.is_none_or(|n| n.is_valid(i)) && v.checked_mul(*factor).is_none())
+                .map(|i| {
+                    (
+                        i,
+                        format!(
+                            "time stamp {} (in units of {factor} ns) is out of range: in nanoseconds it does not fit in 64 bits",
+                            values[i]
+                        ),
+                    )
+                }),
+            _ => None,
+        }
+    }
+
     #[inline]
     fn get(&self, i: usize) -> ValueRef<'a> {
         macro_rules! prim {
@@ -389,8 +416,16 @@ impl Runtime {
                 declared.clone().all(|(_, t)| columns[slot].fits(*t))
             })
             .collect();
+        // Rows from the first unrepresentable value on are not read: it is an error
+        // at its own position, after the rows before it were processed.
+        let bad = columns
+            .iter()
+            .enumerate()
+            .filter_map(|(slot, c)| c.first_unrepresentable().map(|(row, msg)| (row, slot, msg)))
+            .min_by_key(|&(row, _, _)| row);
+        let readable = bad.as_ref().map_or(rows, |&(row, _, _)| row);
         let mut memo = TargetMemo::new();
-        for row in 0..rows {
+        for row in 0..readable {
             // Without a stream column (the common case) a type met before costs one
             // memo read: by dictionary key, or by the name's slot.
             let known = match (&streams, types.key(row)) {
@@ -407,6 +442,10 @@ impl Runtime {
                 e.event_type = types.get(row).map(str::to_string);
                 e
             })?;
+        }
+        if let Some((row, slot, msg)) = bad {
+            let field = self.attribute_names()[slot].clone();
+            return Err(EventError::new(self.next_position(), field, types.get(row), msg));
         }
         Ok(())
     }

@@ -59,11 +59,12 @@ impl NativeRuntime {
         let ty_obj = get("type").map_err(|_| err("type", "an event must be a mapping with a `type` key".into()))?;
         let ty_obj = ty_obj.ok_or_else(|| err("type", "the event has no `type`".into()))?;
         let ty_str = ty_obj.cast::<PyString>().map_err(|_| err("type", "`type` must be a string".into()))?;
-        let ty = ty_str.to_cow()?;
+        let ty = ty_str.to_cow().map_err(|e| err("type", format!("`type` is not valid text: {e}")))?;
         let stream_obj = get("stream")?;
         let stream = match &stream_obj {
             Some(s) if !s.is_none() => {
-                Some(s.cast::<PyString>().map_err(|_| err("stream", "`stream` must be a string".into()))?.to_cow()?)
+                let s = s.cast::<PyString>().map_err(|_| err("stream", "`stream` must be a string".into()))?;
+                Some(s.to_cow().map_err(|e| err("stream", format!("`stream` is not valid text: {e}")))?)
             }
             _ => None,
         };

@@ -114,10 +114,35 @@ impl Runtime {
                     (None, None) => (None, 1, String::new()),
                 };
                 let w = match slot {
+                    // Ingestion time only when nothing in the stream carries event
+                    // time (§1.4). If other types do, an event with no time source
+                    // is missing its time stamp: mixing the two clocks would put it
+                    // decades ahead and make every later event late.
+                    None if self.query.primary_time.iter().any(Option::is_some) => {
+                        if self.options.late_time_stamps == LatePolicy::Drop {
+                            return Ok(Outcome::Late);
+                        }
+                        return Err((
+                            "type".into(),
+                            "missing time stamp: the schema declares no primary_time for this event type and no \
+                             time_field was given, but other types carry event time"
+                                .into(),
+                        ));
+                    }
                     None => self.wall_clock(),
                     Some(s) => match row.get(s) {
-                        ValueRef::Int(v) => v.saturating_mul(factor),
-                        ValueRef::Float(f) if f.is_finite() => (f * factor as f64) as i64,
+                        ValueRef::Int(v) => match v.checked_mul(factor) {
+                            Some(ns) => ns,
+                            None => return Err((name, out_of_range(v as f64))),
+                        },
+                        ValueRef::Float(f) if f.is_finite() => {
+                            let ns = f * factor as f64;
+                            // i64::MAX as f64 rounds up to 2^63, itself out of range.
+                            if !(-(i64::MAX as f64)..i64::MAX as f64).contains(&ns) {
+                                return Err((name, out_of_range(f)));
+                            }
+                            ns as i64
+                        }
                         ValueRef::Timestamp(ns) => ns,
                         // A NULL coordinate is a late event (§3.7) when late events are
                         // dropped; by default the input must carry every time stamp.
@@ -308,4 +333,10 @@ fn encode_value(buf: &mut Vec<u8>, v: ValueRef<'_>, declared: Option<AttrType>) 
         }
     }
     true
+}
+
+/// The error for a time stamp that does not fit in 64-bit nanoseconds (about the
+/// years 1677 to 2262): saturating it would silently put it at the end of time.
+fn out_of_range(value: f64) -> String {
+    format!("time stamp {value} is out of range: in nanoseconds it does not fit in 64 bits (years 1677 to 2262)")
 }
