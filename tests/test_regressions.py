@@ -17,6 +17,21 @@ from oracle import OracleError, evaluate
 E = lambda types: [{"type": t} for t in types]  # noqa: E731
 
 CASES = {
+    # §3.6: (K, D) pairs compare K first. A run that binds its first event and one that
+    # starts with NOT at the same event tie on K = {start}; D prefers the binding run only
+    # if the keys stay equal. Here K = {0} against {0, 1}: the NOT start wins under NEXT.
+    "next_not_start_wins_on_a_later_key": dict(
+        query="SELECT NEXT * FROM S WHERE (A ; NOT(B)) OR (NOT(B) ; C)", schema=None,
+        events=E("AC"), expected=[(0, 1, (1,))]),
+    "next_not_start_wins_on_a_later_key_contiguous": dict(
+        query="SELECT NEXT * FROM S WHERE (NOT(X) : (B OR (A OR A))) OR (C : NOT(C)) WITHIN 6 EVENTS",
+        schema=None, events=E("XACA"), expected=[(2, 3, (3,))]),
+    "next_not_start_wins_inside_iteration": dict(
+        query="SELECT NEXT * FROM S WHERE (((NOT(B) OR B) OR (NOT(X) ; C)))+ WITHIN 6 EVENTS", schema=None,
+        events=E("BCAB"), expected=[(0, 0, (0,)), (0, 1, (1,)), (0, 2, (1,)), (0, 3, (1, 3))]),
+    "next_binding_start_wins_a_tie": dict(
+        query="SELECT NEXT * FROM S WHERE (A ; NOT(B)) OR (NOT(B) ; NOT(B))", schema=None,
+        events=E("AC"), expected=[(0, 1, (0,))]),
     # §3.3: `S>T` is "as T, restricted to stream(u_k) = S"; open mode without FROM, the stream of
     # an input dict is its "stream" key (oracle note 9). The engine ignores the qualifier.
     "qualified_atom_other_stream": dict(
@@ -92,6 +107,51 @@ def test_expectations_are_the_oracles(name):
 
 
 # ---------------------------------------------------------------------------------------------
+
+
+# fixed in the commit that added these cases: NEXT preferred a run binding its first event to
+# a NOT start of the same event for good, instead of only while their keys K stay equal (§3.6)
+@pytest.mark.parametrize("name", ["next_not_start_wins_on_a_later_key", "next_not_start_wins_on_a_later_key_contiguous",
+                                  "next_not_start_wins_inside_iteration", "next_binding_start_wins_a_tie"])
+def test_next_compares_keys_before_the_start_mark(name):
+    _check(name)
+
+
+def test_strategies_on_disjunctions_of_not_starts_agree_with_the_oracle():
+    """Random formulas `(NOT(t) ; φ) OR (a ; ψ)` (two runs starting at one event, one
+    binding it and one not), the shape that found the bug above; 600 seeded cases."""
+    import random
+
+    rng = random.Random(20261122)
+    types = "ABCX"
+
+    def formula(depth):
+        r = rng.random()
+        if depth >= 3 or r < 0.3:
+            return f"NOT({rng.choice(types)})" if rng.random() < 0.3 else rng.choice("ABC")
+        if r < 0.55:
+            return f"({formula(depth + 1)} ; {formula(depth + 1)})"
+        if r < 0.75:
+            return f"({formula(depth + 1)} OR {formula(depth + 1)})"
+        if r < 0.85:
+            return f"({formula(depth + 1)} : {formula(depth + 1)})"
+        return f"({formula(depth + 1)})+"
+
+    checked = 0
+    for _ in range(600):
+        strategy = rng.choice(["NEXT", "LAST", "MAX", "STRICT"])
+        first, second = rng.choice([";", ":"]), rng.choice([";", ":"])
+        body = f"(NOT({rng.choice(types)}) {first} {formula(1)}) OR ({rng.choice('ABC')} {second} {formula(1)})"
+        query = f"SELECT {strategy} * FROM S WHERE {body} WITHIN 6 EVENTS"
+        events = E(rng.choice(types) for _ in range(rng.randint(1, 6)))
+        try:
+            want = evaluate(query, events).matches()
+        except OracleError:
+            continue
+        got = sorted(as_triples(ceql.compile(query).run(events)), key=lambda m: (m[1], m[0], m[2]))
+        assert got == want, (query, [e["type"] for e in events])
+        checked += 1
+    assert checked > 500
 
 
 # fixed in 30b94eb: open mode without FROM, S>T ignored the event's 'stream' key

@@ -1,6 +1,11 @@
 //! Interned total preorders of automaton states (the `T` of the NEXT/LAST strategy
-//! automata, [FCEP] appendix C.3.2): a sequence of disjoint, non-empty blocks of
-//! states, most preferred first. Runs in one block have equal comparison keys.
+//! automata, [FCEP] appendix C.3.2): a sequence of disjoint blocks of states, most
+//! preferred first. Runs in one block have equal comparison keys.
+//!
+//! An empty block is a tie marker (NEXT only): the blocks on either side of it have
+//! equal keys `K` so far and differ in `D` only, at their common start (reference
+//! §3.6: a run that binds its first event before one that starts with `NOT`). The
+//! order between them decides only if their keys stay equal to the end.
 
 use std::collections::HashMap;
 

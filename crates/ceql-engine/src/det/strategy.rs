@@ -59,7 +59,9 @@ pub(crate) struct Scratch {
     d: Vec<u64>,
     e: Vec<u64>,
     placed: Vec<u64>,
-    groups: Vec<(Group, Vec<u64>)>,
+    /// Groups of the next preorder: where they come from, their states, and
+    /// whether they tie with the group before (see `preorder.rs`).
+    groups: Vec<(Group, Vec<u64>, bool)>,
     blocks: Vec<u64>,
 }
 
@@ -155,6 +157,12 @@ pub(crate) fn successors(
 /// successors of every block, then the runs starting now, then every block's
 /// unmarked successors). A state is placed once, by its most preferred run; only
 /// transitions from that run's block, with that comparison mark, lead to it.
+///
+/// The runs starting now all have the key `K = {j}`; those that bind the event are
+/// preferred to `NOT` starts only while the keys stay equal (§3.6 compares `K`
+/// first, then `D`). NEXT therefore keeps them as tied blocks, and scans a tie as
+/// one block: the marked successors of all its blocks, then the unmarked ones.
+/// (LAST needs no ties: it already emits all marked successors before any unmarked.)
 fn preorder_successors(
     on: OnClass<'_>,
     kind: StrategyKind,
@@ -168,9 +176,23 @@ fn preorder_successors(
     let t = key[w] as u32;
     let blocks: Vec<u64> = preorders.blocks(t).to_vec();
     let nblocks = blocks.len() / w;
+    // Tied blocks (runs of blocks joined by empty ones), as index ranges.
+    let mut ties: Vec<Vec<usize>> = Vec::new();
+    for i in 0..nblocks {
+        if bitset::is_empty(&blocks[i * w..(i + 1) * w]) {
+            continue;
+        }
+        let tied = i > 0 && bitset::is_empty(&blocks[(i - 1) * w..i * w]);
+        match ties.last_mut() {
+            Some(tie) if tied => tie.push(i),
+            _ => ties.push(vec![i]),
+        }
+    }
     clear(&mut s.placed);
     s.groups.clear();
-    let push_group = |s: &mut Scratch, g: Group| {
+    // Groups pushed with the same `unit` tie with each other (NEXT only).
+    let mut last_unit = usize::MAX;
+    let mut push_group = |s: &mut Scratch, g: Group, unit: usize| {
         // Collect the targets of the group's transitions that are not placed yet.
         clear(&mut s.a);
         match g {
@@ -191,38 +213,46 @@ fn preorder_successors(
         minus(a, placed);
         if !bitset::is_empty(a) {
             union(placed, a);
-            s.groups.push((g, a.clone()));
+            let tied = kind == StrategyKind::Next && unit == last_unit;
+            last_unit = unit;
+            s.groups.push((g, a.clone(), tied));
         }
     };
     match kind {
         StrategyKind::Next => {
-            for i in 0..nblocks {
-                push_group(s, Group::Block(i, true));
-                push_group(s, Group::Block(i, false));
+            for (u, tie) in ties.iter().enumerate() {
+                for cflag in [true, false] {
+                    for &i in tie {
+                        push_group(s, Group::Block(i, cflag), 2 * u + usize::from(!cflag));
+                    }
+                }
             }
-            push_group(s, Group::Start(true));
-            push_group(s, Group::Start(false));
+            push_group(s, Group::Start(true), usize::MAX - 1);
+            push_group(s, Group::Start(false), usize::MAX - 1);
         }
         _ => {
-            for i in 0..nblocks {
-                push_group(s, Group::Block(i, true));
+            for (u, i) in ties.iter().flatten().enumerate() {
+                push_group(s, Group::Block(*i, true), u);
             }
-            push_group(s, Group::Start(true));
-            push_group(s, Group::Start(false));
-            for i in 0..nblocks {
-                push_group(s, Group::Block(i, false));
+            push_group(s, Group::Start(true), usize::MAX - 1);
+            push_group(s, Group::Start(false), usize::MAX - 1);
+            for (u, i) in ties.iter().flatten().enumerate() {
+                push_group(s, Group::Block(*i, false), u);
             }
         }
     }
     s.blocks.clear();
-    for (_, g) in &s.groups {
+    for (_, g, tied) in &s.groups {
+        if *tied {
+            s.blocks.extend(std::iter::repeat_n(0, w));
+        }
         s.blocks.extend_from_slice(g);
     }
     let next_t = preorders.intern(&s.blocks) as u64;
     clear(&mut s.b);
     clear(&mut s.c);
     let is_virtual = bitset::test(p, 0);
-    for (g, targets) in &s.groups {
+    for (g, targets, _) in &s.groups {
         match *g {
             Group::Block(i, cflag) if !is_virtual => {
                 for q in bitset::iter(&blocks[i * w..(i + 1) * w]).filter(|&q| bitset::test(p, q)) {
