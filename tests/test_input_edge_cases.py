@@ -162,3 +162,23 @@ def test_an_event_without_time_source_among_timed_types_is_missing_its_time_stam
     assert triples(q.run(undeclared, late="drop")) == [(0, 2, (0, 2))]
     untimed = ceql.compile("SELECT * FROM S WHERE A ; B WITHIN 5 seconds")
     assert triples(untimed.run([{"type": "A"}, {"type": "X"}, {"type": "B"}])) == [(0, 2, (0, 2))]
+
+
+def test_date_and_duration_columns_read_like_python_dates_and_timedeltas():
+    """date32/date64 columns are midnight UTC time stamps and duration columns
+    nanosecond lengths, as `date` and `timedelta` values are in dicts."""
+    q = ceql.compile("SELECT * FROM S WHERE A ; B FILTER B[d > 4] WITHIN 48 hours")
+    days = [dt.date(2020, 1, 1), dt.date(2020, 1, 2), dt.date(2020, 1, 5)]
+    lengths = [dt.timedelta(0), dt.timedelta(seconds=5), dt.timedelta(0)]
+    events = [{"type": t, "day": day, "d": d} for t, day, d in zip("ABB", days, lengths)]
+    want = triples(q.run(events, time_field="day"))
+    assert want == [(0, 1, (0, 1))]
+    for day_type in (pa.date32(), pa.date64()):
+        for unit in ("s", "ms", "us", "ns"):
+            table = pa.table({"type": ["A", "B", "B"], "day": pa.array(days, day_type),
+                              "d": pa.array(lengths, pa.duration(unit))})
+            assert triples(q.run(table, time_field="day")) == want, (day_type, unit)
+    frame = pd.DataFrame({"type": ["A", "B", "B"], "day": days, "d": pd.to_timedelta([0, 5, 0], unit="s")})
+    assert triples(q.run(frame, time_field="day")) == want
+    far = pa.table({"type": ["A"], "day": pa.array([200_000], pa.date32())})
+    assert outcome(lambda: q.run(far, time_field="day")) == ("error", 0, "day")

@@ -32,9 +32,16 @@ pub(crate) enum Column<'a> {
     F64(&'a arrow_array::Float64Array),
     F32(&'a arrow_array::Float32Array),
     Str(StrColumn<'a>),
-    /// Time stamps (any unit), their validity, and nanoseconds per unit.
+    /// Time stamps, dates (`date64`) or durations (any unit), their validity, and
+    /// nanoseconds per unit. Read as nanosecond time stamps, like Python's
+    /// `datetime`, `date` and `timedelta` values.
     Time(&'a [i64], Option<&'a NullBuffer>, i64),
+    /// Days since the epoch (`date32`), and their validity.
+    Days(&'a [i32], Option<&'a NullBuffer>),
 }
+
+/// Nanoseconds per day, for `date32` columns.
+const NANOS_PER_DAY: i64 = 86_400 * 1_000_000_000;
 
 /// String-like columns: plain, large, view, or dictionary-encoded.
 pub(crate) enum StrColumn<'a> {
@@ -158,7 +165,7 @@ impl<'a> Column<'a> {
             Column::F64(_) | Column::F32(_) => t == AttrType::Double,
             Column::Bool(_) => t == AttrType::Boolean,
             Column::Str(_) => t == AttrType::String,
-            Column::Time(..) => t == AttrType::PrimaryTime,
+            Column::Time(..) | Column::Days(..) => t == AttrType::PrimaryTime,
             Column::U64(_) => false,
         }
     }
@@ -181,6 +188,18 @@ impl<'a> Column<'a> {
             DataType::Timestamp(unit, _) => {
                 let (values, nulls) = timestamp_values(a, *unit);
                 Column::Time(values, nulls, unit_nanos(*unit))
+            }
+            DataType::Duration(unit) => {
+                let (values, nulls) = duration_values(a, *unit);
+                Column::Time(values, nulls, unit_nanos(*unit))
+            }
+            DataType::Date64 => {
+                let a = a.as_primitive::<Date64Type>();
+                Column::Time(a.values(), a.nulls(), 1_000_000)
+            }
+            DataType::Date32 => {
+                let a = a.as_primitive::<Date32Type>();
+                Column::Days(a.values(), a.nulls())
             }
             _ => match StrColumn::of(a) {
                 Some(s) => Column::Str(s),
@@ -212,6 +231,11 @@ impl<'a> Column<'a> {
                         ),
                     )
                 }),
+            Column::Days(values, nulls) => values
+                .iter()
+                .enumerate()
+                .position(|(i, &d)| nulls.is_none_or(|n| n.is_valid(i)) && (d as i64).checked_mul(NANOS_PER_DAY).is_none())
+                .map(|i| (i, format!("date {} (days) is out of range: in nanoseconds it does not fit in 64 bits", values[i]))),
             _ => None,
         }
     }
@@ -253,6 +277,13 @@ impl<'a> Column<'a> {
                     ValueRef::Null
                 }
             }
+            Column::Days(values, nulls) => {
+                if nulls.is_none_or(|n| n.is_valid(i)) {
+                    ValueRef::Timestamp((values[i] as i64).saturating_mul(NANOS_PER_DAY))
+                } else {
+                    ValueRef::Null
+                }
+            }
         }
     }
 }
@@ -269,16 +300,28 @@ fn unit_nanos(u: TimeUnit) -> i64 {
 /// The values (in `unit`) and validity of a timestamp column: every unit is
 /// stored as `i64`, so the rows are read without a downcast per event.
 fn timestamp_values(a: &ArrayRef, unit: TimeUnit) -> (&[i64], Option<&NullBuffer>) {
-    fn typed<T: ArrowPrimitiveType<Native = i64>>(a: &ArrayRef) -> (&[i64], Option<&NullBuffer>) {
-        let a = a.as_primitive::<T>();
-        (a.values(), a.nulls())
-    }
     match unit {
-        TimeUnit::Second => typed::<TimestampSecondType>(a),
-        TimeUnit::Millisecond => typed::<TimestampMillisecondType>(a),
-        TimeUnit::Microsecond => typed::<TimestampMicrosecondType>(a),
-        TimeUnit::Nanosecond => typed::<TimestampNanosecondType>(a),
+        TimeUnit::Second => i64_values::<TimestampSecondType>(a),
+        TimeUnit::Millisecond => i64_values::<TimestampMillisecondType>(a),
+        TimeUnit::Microsecond => i64_values::<TimestampMicrosecondType>(a),
+        TimeUnit::Nanosecond => i64_values::<TimestampNanosecondType>(a),
     }
+}
+
+/// The values (in `unit`) and validity of a duration column.
+fn duration_values(a: &ArrayRef, unit: TimeUnit) -> (&[i64], Option<&NullBuffer>) {
+    match unit {
+        TimeUnit::Second => i64_values::<DurationSecondType>(a),
+        TimeUnit::Millisecond => i64_values::<DurationMillisecondType>(a),
+        TimeUnit::Microsecond => i64_values::<DurationMicrosecondType>(a),
+        TimeUnit::Nanosecond => i64_values::<DurationNanosecondType>(a),
+    }
+}
+
+/// The `i64` values and validity of a primitive column of type `T`.
+fn i64_values<T: ArrowPrimitiveType<Native = i64>>(a: &ArrayRef) -> (&[i64], Option<&NullBuffer>) {
+    let a = a.as_primitive::<T>();
+    (a.values(), a.nulls())
 }
 
 /// One row of a batch, read through the typed columns.

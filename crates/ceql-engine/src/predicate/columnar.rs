@@ -153,7 +153,7 @@ fn leaf(col: &Column<'_>, rows: usize, test: &dyn Fn(Leaf<'_>) -> Option<Option<
             }
         }
         // u64 beyond i64 and time stamps: row-wise.
-        Column::U64(_) | Column::Time(..) => return None,
+        Column::U64(_) | Column::Time(..) | Column::Days(..) => return None,
     }
     Some(out)
 }
