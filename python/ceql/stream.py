@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 import struct
+import zlib
 from collections import deque
 from typing import TYPE_CHECKING, Any, Deque, Iterable, List, Optional, Tuple
 
@@ -16,7 +17,9 @@ if TYPE_CHECKING:
     from .query import Query
 
 _MAGIC = b"CEQLPY"
-_VERSION = 1
+# Version 2 ends with a CRC-32 of everything before it, so that damaged bytes are
+# refused before anything is decoded.
+_VERSION = 2
 _CHUNK = 4096
 
 
@@ -161,22 +164,33 @@ class Stream:
         native = self._native.snapshot()
         first, events = self._retained()
         payload = pickle.dumps((first, events), protocol=4)
-        return _MAGIC + struct.pack("<HQ", _VERSION, len(native)) + native + payload
+        body = _MAGIC + struct.pack("<HQ", _VERSION, len(native)) + native + payload
+        return body + struct.pack("<I", zlib.crc32(body))
 
     @classmethod
     def restore(cls, query: "Query", data: bytes) -> "Stream":
         """Rebuilds a stream of ``query`` from :meth:`snapshot` bytes."""
+        try:
+            data = bytes(data)
+        except TypeError:
+            raise CeqlSnapshotError(f"a snapshot is bytes, not {type(data).__name__}", code="SNAPSHOT") from None
         header = len(_MAGIC) + 10
-        if len(data) < header or data[: len(_MAGIC)] != _MAGIC:
+        if len(data) < header + 4 or data[: len(_MAGIC)] != _MAGIC:
             raise CeqlSnapshotError("not a ceql stream snapshot", code="SNAPSHOT")
         version, n = struct.unpack("<HQ", data[len(_MAGIC) : header])
         if version != _VERSION:
             raise CeqlSnapshotError(f"snapshot format version {version} is not supported", code="SNAPSHOT")
+        body, (crc,) = data[:-4], struct.unpack("<I", data[-4:])
+        if zlib.crc32(body) != crc or header + n > len(body):
+            raise CeqlSnapshotError("the snapshot is damaged (checksum mismatch)", code="SNAPSHOT")
         try:
-            native = _ceql.NativeRuntime.restore(query._native, data[header : header + n])
+            native = _ceql.NativeRuntime.restore(query._native, body[header : header + n])
         except ValueError as e:
             raise CeqlSnapshotError(str(e), code="SNAPSHOT") from None
-        first, events = pickle.loads(data[header + n :])
+        try:
+            first, events = pickle.loads(body[header + n :])
+        except Exception as e:  # a payload this version did not write
+            raise CeqlSnapshotError(f"the snapshot's event data cannot be read: {e}", code="SNAPSHOT") from None
         stream = cls(query, native)
         stream._chunks.append((first, ListSource(events, offset=first)))
         return stream

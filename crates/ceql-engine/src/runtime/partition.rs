@@ -321,8 +321,31 @@ impl Partitions {
         self.keyed
     }
 
-    /// Live partitions from least to most recently touched (snapshot order, so that
-    /// replaying `touch` in this order rebuilds the list).
+    /// Keyed partitions that [`Partitions::evict_idle`] took off the idle list but
+    /// kept for their strategy state, least recent first (then by key, so that a
+    /// snapshot does not depend on hash order).
+    pub fn evicted(&self) -> Vec<&Partition> {
+        if !self.keyed {
+            return Vec::new();
+        }
+        let linked = |id: PartitionId| {
+            let p = &self.slots[id as usize];
+            p.prev != NIL || p.next != NIL || self.head == id
+        };
+        let mut out: Vec<&Partition> =
+            self.index.values().filter(|&&id| !linked(id)).map(|&id| &self.slots[id as usize]).collect();
+        out.sort_by(|a, b| (a.last_w, &a.key).cmp(&(b.last_w, &b.key)));
+        out
+    }
+
+    /// Records the last event's coordinate of a partition without putting it on
+    /// the idle list (restoring an evicted partition).
+    pub fn set_last_w(&mut self, id: PartitionId, w: i64) {
+        self.slots[id as usize].last_w = w;
+    }
+
+    /// Partitions on the idle list from least to most recently touched (snapshot
+    /// order, so that replaying `touch` in this order rebuilds the list).
     pub fn in_lru_order(&self) -> Vec<&Partition> {
         if !self.keyed {
             return vec![&self.slots[0]];

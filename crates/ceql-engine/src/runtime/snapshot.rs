@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"CEQLSNAP";
 /// Current snapshot format version.
-pub const SNAPSHOT_VERSION: u32 = 3;
+pub const SNAPSHOT_VERSION: u32 = 4;
 
 /// Why a snapshot cannot be restored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,6 +66,9 @@ struct State {
     nodes: Vec<Node>,
     /// Least recently touched first.
     partitions: Vec<PartitionState>,
+    /// Partitions whose runs all expired but whose virtual run keeps strategy
+    /// state (NEXT/LAST/MAX): off the idle list, still compared with (§3.6).
+    evicted: Vec<PartitionState>,
 }
 
 impl Runtime {
@@ -73,25 +76,22 @@ impl Runtime {
     pub fn snapshot(&self) -> Vec<u8> {
         let o = &self.options;
         let (arena_base, nodes) = self.arena.export();
-        let partitions = self
-            .partitions
-            .in_lru_order()
-            .into_iter()
-            .map(|p| {
-                let stale = p.epoch < self.reset_epoch;
-                PartitionState {
-                    key: p.key.to_vec(),
-                    epoch: p.epoch,
-                    last_w: p.last_w,
-                    virtual_det: self.cache.export(if stale { crate::det::INITIAL } else { p.virtual_det }),
-                    entries: if stale {
-                        Vec::new()
-                    } else {
-                        p.table.iter().map(|e| (self.cache.export(e.det), e.ul.clone())).collect()
-                    },
-                }
-            })
-            .collect();
+        let export = |p: &super::partition::Partition| {
+            let stale = p.epoch < self.reset_epoch;
+            PartitionState {
+                key: p.key.to_vec(),
+                epoch: p.epoch,
+                last_w: p.last_w,
+                virtual_det: self.cache.export(if stale { crate::det::INITIAL } else { p.virtual_det }),
+                entries: if stale {
+                    Vec::new()
+                } else {
+                    p.table.iter().map(|e| (self.cache.export(e.det), e.ul.clone())).collect()
+                },
+            }
+        };
+        let partitions = self.partitions.in_lru_order().into_iter().map(export).collect();
+        let evicted = self.partitions.evicted().into_iter().map(export).collect();
         let state = State {
             fingerprint: self.query.fingerprint,
             options: Options {
@@ -113,6 +113,7 @@ impl Runtime {
             arena_base,
             nodes,
             partitions,
+            evicted,
         };
         let mut out = MAGIC.to_vec();
         out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
@@ -162,7 +163,8 @@ impl Runtime {
         rt.arena = Arena::import(state.arena_base, &state.nodes, state.max_w);
         rt.partitions = Partitions::new(rt.query.is_partitioned());
         let malformed = || SnapshotError("malformed det-state".into());
-        for p in state.partitions {
+        let evicted = state.evicted.into_iter().map(|p| (p, false));
+        for (p, linked) in state.partitions.into_iter().map(|p| (p, true)).chain(evicted) {
             let pid = rt.partitions.get_or_create(&p.key, p.epoch);
             let mut table = Vec::with_capacity(p.entries.len());
             for (det, ul) in p.entries {
@@ -177,7 +179,13 @@ impl Runtime {
             part.table = table;
             part.epoch = p.epoch;
             part.virtual_det = virtual_det;
-            rt.partitions.touch(pid, p.last_w);
+            if linked {
+                rt.partitions.touch(pid, p.last_w);
+            } else if part.table.is_empty() {
+                rt.partitions.set_last_w(pid, p.last_w);
+            } else {
+                return Err(SnapshotError("an evicted partition holds runs".into()));
+            }
         }
         Ok(rt)
     }
