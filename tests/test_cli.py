@@ -63,3 +63,45 @@ def test_errors_exit_with_a_status_and_a_caret(tmp_path):
     events.write_text(json.dumps({"type": "A", "v": "x"}))
     proc = ceql_run("--query", query, "--input", events, check=False)
     assert proc.returncode == 3 and "position 0" in proc.stderr
+
+
+def test_a_bad_event_exits_3_after_writing_the_matches_before_it(tmp_path):
+    query = tmp_path / "q.ceql"
+    query.write_text("SELECT * FROM S WHERE A ; B ; C WITHIN 10 seconds")
+    events = tmp_path / "e.csv"
+    events.write_text("type,ts\nA,1\nB,2\nC,3\nA,1\n")
+    for batch in ("1", "2", "65536"):
+        proc = ceql_run("--query", query, "--input", events, "--time-field", "ts", "--time-unit", "s",
+                        "--batch-size", batch, "--output", "-", check=False)
+        assert proc.returncode == 3 and "time went backwards" in proc.stderr, batch
+        assert [json.loads(line)["positions"] for line in proc.stdout.splitlines()] == [[0, 1, 2]], batch
+
+
+def test_files_that_cannot_be_read_or_written_are_one_line_errors(tmp_path):
+    query = tmp_path / "q.ceql"
+    query.write_text("SELECT * FROM S WHERE A ; B WITHIN 5 EVENTS")
+    good = tmp_path / "e.csv"
+    good.write_text("type\nA\nB\n")
+    ragged = tmp_path / "ragged.csv"
+    ragged.write_text("type,v\nA,1,2\n")
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    folder = tmp_path / "folder.csv"
+    folder.mkdir()
+    not_utf8 = tmp_path / "schema.ceql"
+    not_utf8.write_bytes(b"\xff\xfe")
+    cases = [
+        ("--query", tmp_path / "missing.ceql", "--input", good),
+        ("--query", query, "--input", tmp_path / "missing.csv"),
+        ("--query", query, "--input", ragged),
+        ("--query", query, "--input", empty),
+        ("--query", query, "--input", folder),
+        ("--query", query, "--input", good, "--schema", not_utf8),
+        ("--query", query, "--input", good, "--output", tmp_path / "no" / "dir.jsonl"),
+    ]
+    for args in cases:
+        proc = ceql_run(*args, check=False)
+        assert proc.returncode == 1, (args, proc.stderr)
+        assert proc.stderr.startswith("ceql: ") and "Traceback" not in proc.stderr, proc.stderr
+    proc = ceql_run("--query", query, "--input", good, "--batch-size", "0", check=False)
+    assert proc.returncode == 2 and "positive integer" in proc.stderr and "Traceback" not in proc.stderr

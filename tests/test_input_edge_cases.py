@@ -182,3 +182,29 @@ def test_date_and_duration_columns_read_like_python_dates_and_timedeltas():
     assert triples(q.run(frame, time_field="day")) == want
     far = pa.table({"type": ["A"], "day": pa.array([200_000], pa.date32())})
     assert outcome(lambda: q.run(far, time_field="day")) == ("error", 0, "day")
+
+
+def test_the_matches_before_a_bad_event_are_on_the_error():
+    q = ceql.compile("SELECT * FROM S WHERE A ; B")
+    good = [{"type": "A", "v": 1}, {"type": "B", "v": 2}]
+    bad = good + [{"v": 3}]
+    want = [(0, 1, (0, 1))]
+    with pytest.raises(ceql.CeqlEventError) as err:
+        q.run(bad)
+    assert triples(err.value.matches) == want and err.value.matches[0].events == good
+    with pytest.raises(ceql.CeqlEventError) as err:
+        q.run(pa.table({"type": ["A", "B", None], "v": [1, 2, 3]}))
+    assert triples(err.value.matches) == want
+    s = q.stream()
+    with pytest.raises(ceql.CeqlEventError) as err:
+        s.push_many(bad)
+    assert triples(err.value.matches) == want and s.stats()["matches"] == 1
+    s = q.stream()
+    with pytest.raises(ceql.CeqlEventError) as err:
+        s.push_many(iter([{"type": "A"}] + [{"type": "B"}] * 5000 + [{"v": 1}]))
+    assert len(err.value.matches) == 5000, "matches of earlier chunks of a generator too"
+    s = q.stream()
+    with pytest.raises(ceql.CeqlEventError) as err:
+        s.push_batch(pa.table({"type": ["A", "B", None]}))
+    assert triples(err.value.matches) == want
+    assert triples(s.push({"type": "B"})) == [(0, 2, (0, 2))]

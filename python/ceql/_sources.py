@@ -63,7 +63,8 @@ def _rows(table: Any, indices: List[int]) -> List[dict]:
 
 
 class PandasSource:
-    """Rows of a pandas DataFrame: position = row number."""
+    """Rows of a pandas DataFrame: position = row number. NaN, NaT and ``pd.NA``
+    come back as ``None``."""
 
     __slots__ = ("frame",)
 
@@ -73,7 +74,10 @@ class PandasSource:
     def events_at(self, positions: Sequence[int]) -> List[dict]:
         if not positions:
             return []
-        return self.frame.iloc[list(positions)].to_dict("records")
+        from ._inputs import pandas_records
+
+        # Missing markers as None, as in the events of Arrow and stream inputs.
+        return pandas_records(self.frame.iloc[list(positions)])
 
 
 class ChunkView:

@@ -1,6 +1,9 @@
 """``ceql`` command line: run a CEQL query over a CSV, JSON-lines or Parquet file.
 
     ceql run --query Q.ceql --input events.csv [--output matches.jsonl] [--time-field ts]
+
+Exit status: 0 done, 1 a file that cannot be read or written, 2 a query error,
+3 a bad event (the matches before it are written first).
 """
 
 from __future__ import annotations
@@ -18,9 +21,27 @@ from .errors import CeqlError
 PROGRESS_MIN_ROWS = 100_000
 
 
+class _FileError(Exception):
+    """A file the command cannot read or write: reported in one line, exit 1."""
+
+
+def _read_text(path: str, what: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise _FileError(f"cannot read the {what} file {path}: {e}") from None
+
+
 def _read_table(path: Path) -> Any:
     import pyarrow as pa
 
+    try:
+        return _read_table_as(path)
+    except (OSError, pa.ArrowException) as e:
+        raise _FileError(f"cannot read {path}: {e}") from None
+
+
+def _read_table_as(path: Path) -> Any:
     suffixes = [s.lower() for s in path.suffixes]
     if ".parquet" in suffixes or ".pq" in suffixes:
         import pyarrow.parquet as pq
@@ -62,8 +83,16 @@ def _progress(total: int) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    text = Path(args.query).read_text()
-    schema = Path(args.schema).read_text() if args.schema else None
+    try:
+        return _run(args)
+    except _FileError as e:
+        print(f"ceql: {e}", file=sys.stderr)
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
+    text = _read_text(args.query, "query")
+    schema = _read_text(args.schema, "schema") if args.schema else None
     try:
         query = compile_query(text, schema)
     except CeqlError as e:
@@ -80,27 +109,35 @@ def run(args: argparse.Namespace) -> int:
     stream = query.stream(time_field=args.time_field, time_unit=args.time_unit, late=args.late)
     out = None
     if args.output:
-        out = sys.stdout if args.output == "-" else open(args.output, "w")
+        try:
+            out = sys.stdout if args.output == "-" else open(args.output, "w")
+        except OSError as e:
+            raise _FileError(f"cannot write {args.output}: {e}") from None
     summary = sys.stderr if args.output == "-" else sys.stdout
     bar = _progress(table.num_rows)
     matches = 0
     examples: List[Any] = []
+
+    def emit(found: List[Any]) -> None:
+        nonlocal matches
+        matches += len(found)
+        if out is not None:
+            for m in found:
+                rec = {"start": m.start, "end": m.end, "positions": list(m.positions)}
+                if not args.no_events:
+                    rec["events"] = m.events
+                out.write(json.dumps(rec, default=_json_default) + "\n")
+        elif len(examples) < 3:
+            examples.extend(found[: 3 - len(examples)])
+
     t1 = time.perf_counter()
     try:
         for batch in table.to_batches(max_chunksize=args.batch_size):
-            found = stream.push_batch(batch)
-            matches += len(found)
-            if out is not None:
-                for m in found:
-                    rec = {"start": m.start, "end": m.end, "positions": list(m.positions)}
-                    if not args.no_events:
-                        rec["events"] = m.events
-                    out.write(json.dumps(rec, default=_json_default) + "\n")
-            elif len(examples) < 3:
-                examples.extend(found[: 3 - len(examples)])
+            emit(stream.push_batch(batch))
             if bar is not None:
                 bar.update(batch.num_rows)
     except CeqlError as e:
+        emit(getattr(e, "matches", []))
         print(f"ceql: {e}", file=sys.stderr)
         return 3
     finally:
@@ -128,6 +165,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, not {text!r}")
+    return n
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     """Entry point of the ``ceql`` command."""
     parser = argparse.ArgumentParser(prog="ceql", description="Complex event recognition with CEQL.")
@@ -141,7 +188,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     r.add_argument("--time-unit", default="ns", choices=["s", "ms", "us", "ns"], help="unit of a numeric time field")
     r.add_argument("--type-field", help="column with the event type (default: type, else event_type)")
     r.add_argument("--late", default="error", choices=["error", "drop"], help="time stamps going backwards")
-    r.add_argument("--batch-size", type=int, default=65_536, help="rows per batch fed to the engine")
+    r.add_argument("--batch-size", type=_positive, default=65_536, help="rows per batch fed to the engine")
     r.add_argument("--no-events", action="store_true", help="omit the events' data from the output")
     r.add_argument("--quiet", action="store_true", help="hide the no-WITHIN warning")
     args = parser.parse_args(argv)

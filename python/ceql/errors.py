@@ -94,6 +94,9 @@ class CeqlEventError(CeqlError, TypeError, ValueError):
         self.position = position
         self.field = field
         self.event_type = event_type
+        #: The complex events of the same call that ended before the bad event
+        #: (``Query.run`` and the ``Stream`` pushes fill it): they are not lost.
+        self.matches: list = []
 
 
 class CeqlMemoryError(CeqlError, MemoryError):

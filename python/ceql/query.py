@@ -17,7 +17,7 @@ from ._inputs import (
 )
 from ._sources import ArrowSource, ListSource, PandasSource
 from .arrow import matches_table
-from .errors import CeqlWarning
+from .errors import CeqlEventError, CeqlWarning
 
 Match = _ceql.Match
 
@@ -97,14 +97,14 @@ class Query:
         rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
         if is_arrow(events):
             events = rereadable_arrow(events)
-            return rt.push_arrow(events, ArrowSource(events))
+            return _pushed(rt, rt.push_arrow, events, ArrowSource(events))
         if is_pandas(events):
             table = pandas_to_arrow(events)
             if table is not None:
-                return rt.push_arrow(table, PandasSource(events))
-            return rt.push_events(pandas_records(events), PandasSource(events))
+                return _pushed(rt, rt.push_arrow, table, PandasSource(events))
+            return _pushed(rt, rt.push_events, pandas_records(events), PandasSource(events))
         if isinstance(events, (list, tuple)):
-            return rt.push_events(events, ListSource(events))
+            return _pushed(rt, rt.push_events, events, ListSource(events))
         from .stream import Stream
 
         return Stream(self, rt).push_many(events)
@@ -222,6 +222,16 @@ class Query:
 
 
 from .stream import Stream  # noqa: E402  (circular: Stream needs Query)
+
+
+def _pushed(rt: Any, push: Any, data: Any, source: Any) -> List[Any]:
+    """``push(data, source)``; a bad event's error gets the matches that ended
+    before it (``CeqlEventError.matches``)."""
+    try:
+        return push(data, source)
+    except CeqlEventError as e:
+        e.matches = list(rt.take_matches(source))
+        raise
 
 
 def _arrow_input(events: Any) -> Any:

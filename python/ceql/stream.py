@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Deque, Iterable, List, Optional, Tuple
 from . import _ceql
 from ._inputs import is_arrow, is_pandas, pandas_records, pandas_to_arrow, rereadable_arrow
 from ._sources import ArrowSource, ChunkView, ListSource
-from .errors import CeqlSnapshotError
+from .errors import CeqlEventError, CeqlSnapshotError
 
 if TYPE_CHECKING:
     from .query import Query
@@ -44,26 +44,32 @@ class Stream:
         return self._push_list([event])
 
     def push_many(self, events: Iterable[Any]) -> List["_ceql.Match"]:
-        """Pushes events in order; returns the matches, in order of ``end``."""
+        """Pushes events in order; returns the matches, in order of ``end``. If an
+        event is bad, the :class:`ceql.CeqlEventError` carries the matches that
+        ended before it in ``matches`` (the events before it were processed)."""
         if is_arrow(events) or is_pandas(events):
             return self.push_batch(events)
         if isinstance(events, (list, tuple)):
             return self._push_list(list(events))
         out: List[Any] = []
         chunk: List[Any] = []
-        for ev in events:
-            chunk.append(ev)
-            if len(chunk) == _CHUNK:
+        try:
+            for ev in events:
+                chunk.append(ev)
+                if len(chunk) == _CHUNK:
+                    out.extend(self._push_list(chunk))
+                    chunk = []
+            if chunk:
                 out.extend(self._push_list(chunk))
-                chunk = []
-        if chunk:
-            out.extend(self._push_list(chunk))
+        except CeqlEventError as e:
+            e.matches = out + e.matches
+            raise
         return out
 
     def push_batch(self, batch: Any) -> List["_ceql.Match"]:
         """Pushes Arrow data (pyarrow Table/RecordBatch, polars DataFrame, anything with
         ``__arrow_c_stream__``) or a pandas DataFrame, row by row, without per-row
-        Python objects."""
+        Python objects. Errors as for :meth:`push_many`."""
         if is_pandas(batch):
             table = pandas_to_arrow(batch)
             if table is None:
@@ -76,9 +82,8 @@ class Stream:
         self._chunks.append((start, source))
         try:
             matches = self._native.push_arrow(batch, ChunkView(self._chunks))
-        except BaseException:
-            # Rows before the failing one were processed: keep them.
-            self._truncate_last(self._native.next_position() - start)
+        except BaseException as e:
+            self._failed_push(start, e)
             raise
         self._trim()
         return matches
@@ -88,9 +93,8 @@ class Stream:
         self._chunks.append((start, ListSource(events, offset=start)))
         try:
             matches = self._native.push_events(events, ChunkView(self._chunks))
-        except BaseException:
-            # Events before the failing one were processed: keep them.
-            self._truncate_last(self._native.next_position() - start)
+        except BaseException as e:
+            self._failed_push(start, e)
             raise
         self._trim()
         return matches
@@ -130,13 +134,16 @@ class Stream:
         while len(self._chunks) > 1 and self._chunks[1][0] <= horizon:
             self._chunks.popleft()
 
-    def _truncate_last(self, kept: int) -> None:
-        """After a failed push: the last chunk keeps only the events the engine
-        processed before the failure (they have positions, and later matches may
-        use them)."""
-        start, src = self._chunks.pop()
+    def _failed_push(self, start: int, error: BaseException) -> None:
+        """After a push that failed part-way: the last chunk keeps only the events
+        the engine processed (they have positions, and later matches may use them),
+        and a bad event's error gets the matches that ended before it."""
+        kept = self._native.next_position() - start
+        first, src = self._chunks.pop()
         if kept > 0:
-            self._chunks.append((start, src.head(kept)))
+            self._chunks.append((first, src.head(kept)))
+        if isinstance(error, CeqlEventError):
+            error.matches = list(self._native.take_matches(ChunkView(self._chunks)))
 
     def _retained(self) -> Tuple[int, List[Any]]:
         """(first position, events) retained, as plain Python objects."""

@@ -172,6 +172,13 @@ impl NativeRuntime {
         })
     }
 
+    /// The matches a push left behind when it failed part-way (those that ended
+    /// before the bad event), as for a successful push; empties the buffer.
+    #[pyo3(signature = (source=None))]
+    fn take_matches<'py>(&mut self, py: Python<'py>, source: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyList>> {
+        self.run(py, |this| to_match_list(py, &mut this.out, source.as_ref()))
+    }
+
     /// Pushes an Arrow-compatible object; returns the matches as an Arrow batch
     /// (`match_id`, `start`, `end`, `positions`), numbered from `first_id`.
     fn push_arrow_columnar(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>, first_id: u64) -> PyResult<ArrowBatch> {
