@@ -147,3 +147,47 @@ def test_late_and_buckets_options_are_checked(spark):
         cs.detect(df, ss.QUERY, time_field="ts", order_field="offset", buckets=0)
     # T0 is timezone-aware: the session is UTC, so no shift
     assert ss.T0.tzinfo is dt.timezone.utc
+
+
+def test_ties_between_keys_do_not_depend_on_the_shuffle(spark):
+    """One group for the whole query (WITHIN n EVENTS): events of different keys at
+    the same (time, order) are read in key order, so every partitioning gives the
+    same matches and ids."""
+    import ceql.spark as cs
+
+    rng = random.Random(5)
+    base = dt.datetime(2026, 1, 1)
+    rows = [{"type": rng.choice("AB"), "ts": base + dt.timedelta(seconds=i), "offset": i, "k": k}
+            for i in range(60) for k in (1, 2)]
+    query = "SELECT * FROM S WHERE A ; B PARTITION BY [k] WITHIN 2 EVENTS"
+    schema = "type string, ts timestamp, offset long, k long"
+    results = []
+    for parts, seed in ((1, 0), (3, 1), (4, 2)):
+        df = spark.createDataFrame(scrambled(rows, seed), schema).repartition(parts)
+        out = cs.detect(df, query, time_field="ts", order_field="offset")
+        results.append(sorted((r["match_id"], r["k"]) for r in out.collect()))
+    assert results[0] and results[0] == results[1] == results[2]
+
+
+def test_timestamp_ntz_is_utc_wall_time_whatever_the_session_zone(spark):
+    import ceql.spark as cs
+
+    rows = [("A", dt.datetime(2024, 3, 31, 1, 59), 0), ("B", dt.datetime(2024, 3, 31, 3, 1), 1)]
+    old = spark.conf.get("spark.sql.session.timeZone")
+    try:
+        spark.conf.set("spark.sql.session.timeZone", "Europe/Paris")
+        df = spark.createDataFrame(rows, "type string, ts timestamp_ntz, off long")
+        query = "SELECT * FROM S WHERE A ; B WITHIN {} minutes"
+        assert cs.detect(df, query.format(5), time_field="ts", order_field="off").count() == 0
+        assert cs.detect(df, query.format(62), time_field="ts", order_field="off").count() == 1
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", old)
+
+
+def test_a_key_column_named_like_an_output_column_is_refused(spark):
+    import ceql.spark as cs
+
+    df = spark.createDataFrame([("A", 1, 0, 7), ("B", 2, 1, 7)], "type string, ts long, off long, start_time long")
+    with pytest.raises(ValueError, match="start_time"):
+        cs.detect(df, "SELECT * FROM S WHERE A ; B PARTITION BY [start_time] WITHIN 10 seconds",
+                  time_field="ts", order_field="off", time_unit="s")

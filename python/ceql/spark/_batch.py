@@ -82,5 +82,8 @@ def detect_batch(plan: QueryPlan, prep: Prepared, layout: OutputLayout) -> Any:
             else "its result depends on every partition (WITHIN n EVENTS counts global positions, CONSUME BY ANY resets all)"
         )
         log.warning("ceql.spark: %s, so every event goes to one Spark task (no parallelism)", why)
-        df = df.repartition(1).sortWithinPartitions(qcol(TIME), *[qcol(o) for o in prep.order_fields])
+        # The keys break ties between events of different keys at the same (time,
+        # order), so that positions, and matches, do not depend on the shuffle.
+        ties = [qcol(o) for o in prep.order_fields] + [qcol(k) for k in prep.key_hidden]
+        df = df.repartition(1).sortWithinPartitions(qcol(TIME), *ties)
     return df.mapInArrow(make_partition_fn(plan, prep, layout), prep.output_schema)

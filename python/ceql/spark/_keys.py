@@ -61,7 +61,11 @@ def time_nanos_expr(df, time_field: str, time_unit: Optional[str]):
     if isinstance(dt, T.TimestampType):
         return F.unix_micros(c) * F.lit(1000)
     if isinstance(dt, T.TimestampNTZType):
-        return F.unix_micros(c.cast("timestamp")) * F.lit(1000)
+        # Wall time read as UTC, as the engine reads naive datetimes: a difference
+        # of NTZ values involves no time zone (a cast to timestamp would use the
+        # session's, and shift times across its DST changes).
+        name = time_field.replace("`", "``")
+        return F.expr(f"timestampdiff(MICROSECOND, TIMESTAMP_NTZ'1970-01-01 00:00:00', `{name}`)") * F.lit(1000)
     if isinstance(dt, (T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.FloatType, T.DoubleType, T.DecimalType)):
         if time_unit is None:
             raise ValueError(
@@ -116,6 +120,13 @@ def prepare(df, plan: QueryPlan, *, time_field: str, order_field, time_unit: Opt
     require_columns(df.columns, time_field, orders)
     input_columns = list(df.columns)
     keys = key_exprs(df, plan)
+    taken = {MATCH_ID, START, END, EVENTS} | ({KIND} if with_kind else set())
+    for _, name, _ in keys:
+        if name in taken:
+            raise ValueError(
+                f"PARTITION BY column {name!r} has the name of an output column ({', '.join(sorted(taken))}); "
+                "rename it in the DataFrame and the query"
+            )
     out = df.withColumn(TIME, time_nanos_expr(df, time_field, time_unit))
     for hidden, _, e in keys:
         out = out.withColumn(hidden, e)

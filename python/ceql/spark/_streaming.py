@@ -74,7 +74,13 @@ def delay_ms(watermark: Any) -> int:
 
 
 def _sort_rows(rows: pa.Table, orders: List[str]) -> pa.Table:
-    return rows.sort_by([(TIME, "ascending")] + [(o, "ascending") for o in orders])
+    """Rows in the order the batch path gives them (Spark's ascending sort puts
+    nulls first)."""
+    columns = [TIME] + orders
+    try:
+        return rows.sort_by([(c, "ascending", "at_start") for c in columns])
+    except (TypeError, ValueError):  # pyarrow before per-key null placement
+        return rows.sort_by([(c, "ascending") for c in columns], null_placement="at_start")
 
 
 def make_state_fn(
@@ -92,7 +98,11 @@ def make_state_fn(
     relocalize = local_tz not in (None, "UTC", "Etc/UTC", "GMT", "Z", "+00:00")
     engine_columns = list(prep.engine_columns)
     keep = list(prep.input_columns) + [TIME] + list(prep.key_hidden)
-    orders = list(prep.order_fields)
+    # The partition keys break ties between events of different keys at the same
+    # (time, order), which only one key has to keep unique: with several keys in
+    # one group (one Spark group for the whole query, or buckets) the engine must
+    # see them in the same order on every run.
+    orders = list(prep.order_fields) + list(prep.key_hidden)
     out_columns = [f.name for f in layout.schema]
 
     def fn(key: Any, pdfs: Iterator[Any], state: Any) -> Iterator[Any]:
