@@ -185,25 +185,14 @@ impl<'a> Column<'a> {
             DataType::UInt8 => Column::U8(a.as_primitive()),
             DataType::Float64 => Column::F64(a.as_primitive()),
             DataType::Float32 => Column::F32(a.as_primitive()),
-            DataType::Timestamp(unit, _) => {
-                let (values, nulls) = timestamp_values(a, *unit);
-                Column::Time(values, nulls, unit_nanos(*unit))
-            }
-            DataType::Duration(unit) => {
-                let (values, nulls) = duration_values(a, *unit);
-                Column::Time(values, nulls, unit_nanos(*unit))
-            }
-            DataType::Date64 => {
-                let a = a.as_primitive::<Date64Type>();
-                Column::Time(a.values(), a.nulls(), 1_000_000)
-            }
             DataType::Date32 => {
                 let a = a.as_primitive::<Date32Type>();
                 Column::Days(a.values(), a.nulls())
             }
-            _ => match StrColumn::of(a) {
-                Some(s) => Column::Str(s),
-                None => return Err(format!("unsupported column type {}", a.data_type())),
+            _ => match (time_like_values(a), StrColumn::of(a)) {
+                (Some((values, nulls, nanos)), _) => Column::Time(values, nulls, nanos),
+                (None, Some(s)) => Column::Str(s),
+                (None, None) => return Err(format!("unsupported column type {}", a.data_type())),
             },
         })
     }
@@ -297,25 +286,29 @@ fn unit_nanos(u: TimeUnit) -> i64 {
     }
 }
 
-/// The values (in `unit`) and validity of a timestamp column: every unit is
-/// stored as `i64`, so the rows are read without a downcast per event.
-fn timestamp_values(a: &ArrayRef, unit: TimeUnit) -> (&[i64], Option<&NullBuffer>) {
-    match unit {
-        TimeUnit::Second => i64_values::<TimestampSecondType>(a),
-        TimeUnit::Millisecond => i64_values::<TimestampMillisecondType>(a),
-        TimeUnit::Microsecond => i64_values::<TimestampMicrosecondType>(a),
-        TimeUnit::Nanosecond => i64_values::<TimestampNanosecondType>(a),
-    }
-}
-
-/// The values (in `unit`) and validity of a duration column.
-fn duration_values(a: &ArrayRef, unit: TimeUnit) -> (&[i64], Option<&NullBuffer>) {
-    match unit {
-        TimeUnit::Second => i64_values::<DurationSecondType>(a),
-        TimeUnit::Millisecond => i64_values::<DurationMillisecondType>(a),
-        TimeUnit::Microsecond => i64_values::<DurationMicrosecondType>(a),
-        TimeUnit::Nanosecond => i64_values::<DurationNanosecondType>(a),
-    }
+/// The values, validity and nanoseconds per unit of a timestamp, duration or
+/// `date64` column (all stored as `i64`, so the rows are read without a downcast
+/// per event); `None` for other types.
+fn time_like_values(a: &ArrayRef) -> Option<(&[i64], Option<&NullBuffer>, i64)> {
+    use DataType::{Date64, Duration, Timestamp};
+    use TimeUnit::{Microsecond as Us, Millisecond as Ms, Nanosecond as Ns, Second as S};
+    let (values, nulls) = match a.data_type() {
+        Timestamp(S, _) => i64_values::<TimestampSecondType>(a),
+        Timestamp(Ms, _) => i64_values::<TimestampMillisecondType>(a),
+        Timestamp(Us, _) => i64_values::<TimestampMicrosecondType>(a),
+        Timestamp(Ns, _) => i64_values::<TimestampNanosecondType>(a),
+        Duration(S) => i64_values::<DurationSecondType>(a),
+        Duration(Ms) => i64_values::<DurationMillisecondType>(a),
+        Duration(Us) => i64_values::<DurationMicrosecondType>(a),
+        Duration(Ns) => i64_values::<DurationNanosecondType>(a),
+        Date64 => i64_values::<Date64Type>(a),
+        _ => return None,
+    };
+    let nanos = match a.data_type() {
+        Timestamp(unit, _) | Duration(unit) => unit_nanos(*unit),
+        _ => 1_000_000,
+    };
+    Some((values, nulls, nanos))
 }
 
 /// The `i64` values and validity of a primitive column of type `T`.
