@@ -191,3 +191,12 @@ def test_a_key_column_named_like_an_output_column_is_refused(spark):
     with pytest.raises(ValueError, match="start_time"):
         cs.detect(df, "SELECT * FROM S WHERE A ; B PARTITION BY [start_time] WITHIN 10 seconds",
                   time_field="ts", order_field="off", time_unit="s")
+
+
+def test_a_null_order_field_is_refused(spark):
+    import ceql.spark as cs
+
+    df = spark.createDataFrame([("A", 1, 0), ("B", 2, None)], "type string, ts long, off long")
+    with pytest.raises(Exception, match="null order_field 'off'"):
+        cs.detect(df, "SELECT * FROM S WHERE A ; B WITHIN 10 seconds", time_field="ts", order_field="off",
+                  time_unit="s").collect()

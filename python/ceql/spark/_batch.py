@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._engine import TIME, GroupEngine
-from ._keys import Prepared, qcol
+from ._keys import Prepared, check_order_not_null, qcol
 from ._output import OutputLayout, canon
 from ._plan import QueryPlan
 
@@ -48,12 +48,14 @@ def key_runs(table: pa.Table, key_columns: List[str]) -> List[Tuple[int, int]]:
 def make_partition_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout):
     key_hidden = list(prep.key_hidden) if plan.split_by_key else []
     engine_columns = list(prep.engine_columns)
+    order_fields = list(prep.order_fields)  # not `prep` itself: it holds the DataFrame
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         engine = None
         current = None
         for batch in batches:
             table = pa.Table.from_batches([batch])
+            check_order_not_null(table, order_fields)
             outputs = []
             for start, end in key_runs(table, key_hidden):
                 rows = table.slice(start, end - start)

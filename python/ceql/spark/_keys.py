@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Union
+from typing import Any, List, Optional, Sequence, Union
 
 from ._engine import TIME
 from ._output import END, EVENTS, KIND, MATCH_ID, START
@@ -40,6 +40,14 @@ def require_columns(columns: Sequence[str], time_field: str, orders: Sequence[st
     for c in [time_field, *orders]:
         if c not in columns:
             raise ValueError(f"column {c!r} not found (columns: {', '.join(columns)})")
+
+
+def check_order_not_null(rows: Any, orders: Sequence[str]) -> None:
+    """Refuses rows whose order field is null: (time, order) is the order the engine
+    reads the events in and what ``match_id`` is made of, so it must be known."""
+    for o in orders:
+        if rows.column(o).null_count:
+            raise ValueError(f"ceql.spark: {rows.column(o).null_count} events have a null order_field {o!r}: every event needs one")
 
 
 def order_list(order_field: Union[str, Sequence[str]]) -> List[str]:

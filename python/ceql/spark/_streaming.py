@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._engine import TIME, GroupEngine, ipc_to_table, table_to_ipc
-from ._keys import Prepared, qcol
+from ._keys import Prepared, check_order_not_null, qcol
 from ._output import OutputLayout
 from ._plan import QueryPlan
 
@@ -102,7 +102,8 @@ def make_state_fn(
     # (time, order), which only one key has to keep unique: with several keys in
     # one group (one Spark group for the whole query, or buckets) the engine must
     # see them in the same order on every run.
-    orders = list(prep.order_fields) + list(prep.key_hidden)
+    order_fields = list(prep.order_fields)
+    orders = order_fields + list(prep.key_hidden)
     out_columns = [f.name for f in layout.schema]
 
     def fn(key: Any, pdfs: Iterator[Any], state: Any) -> Iterator[Any]:
@@ -127,6 +128,7 @@ def make_state_fn(
             incoming = pa.concat_tables(parts)
             if incoming.column(TIME).null_count:
                 raise ValueError(f"ceql.spark: {incoming.column(TIME).null_count} events have a null time field: every event needs a time")
+            check_order_not_null(incoming, order_fields)
             t_us = pc.divide(incoming.column(TIME), 1000)
             is_late = pc.less_equal(t_us, w_us)
             late_rows = incoming.filter(is_late)
