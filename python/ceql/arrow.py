@@ -66,18 +66,11 @@ def _take_rows(events: Any, indices: Any) -> Any:
         return events.cast(schema).take(indices)
 
 
-def matches_table(matches: Any) -> Any:
-    """The ``run_arrow`` table (same schema) of a list of :class:`ceql.Match`, for
-    events that were evaluated row by row."""
+def matches_table(matches: Any, schema: Any) -> Any:
+    """A list of :class:`ceql.Match` as a table of ``schema``, the engine's Arrow
+    output (``match_id``, ``start``, ``end``, ``positions``)."""
     import pyarrow as pa
 
-    item = pa.field("item", pa.uint64(), nullable=False)
-    schema = pa.schema([
-        pa.field("match_id", pa.uint64(), nullable=False),
-        pa.field("start", pa.uint64(), nullable=False),
-        pa.field("end", pa.uint64(), nullable=False),
-        pa.field("positions", pa.large_list(item), nullable=False),
-    ])
     columns = [
         list(range(len(matches))),
         [m.start for m in matches],

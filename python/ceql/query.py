@@ -133,8 +133,7 @@ class Query:
 
         data, rows = _arrow_input(events)
         if data is None:
-            return matches_table(self.run(rows, time_field, time_unit, late=late, max_cache_bytes=max_cache_bytes,
-                                          max_det_states=max_det_states))
+            return self._row_by_row_table(rows, time_field, time_unit, late, max_cache_bytes, max_det_states)
         rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
         batch = pa.record_batch(rt.push_arrow_columnar(data, 0))
         return pa.Table.from_batches([batch])
@@ -174,8 +173,7 @@ class Query:
             raise ValueError(f"slice_rows must be a positive integer, not {slice_rows!r}")
         data, fallback = _arrow_input(events)
         if data is None:
-            table = matches_table(self.run(fallback, time_field, time_unit, late=late, max_cache_bytes=max_cache_bytes,
-                                           max_det_states=max_det_states))
+            table = self._row_by_row_table(fallback, time_field, time_unit, late, max_cache_bytes, max_det_states)
             return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
         rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
         if isinstance(data, pa.RecordBatch):
@@ -199,6 +197,19 @@ class Query:
                         yield out
 
         return pa.RecordBatchReader.from_batches(schema, matches())
+
+    def _row_by_row_table(self, rows: Any, time_field: Optional[str], time_unit: str, late: str,
+                          max_cache_bytes: Optional[int], max_det_states: Optional[int]) -> Any:
+        """The ``run_arrow`` table of events Arrow cannot type: evaluated row by row
+        with :meth:`run`, in the schema of the engine's own Arrow output."""
+        import pyarrow as pa
+
+        matches = self.run(rows, time_field, time_unit, late=late, max_cache_bytes=max_cache_bytes,
+                           max_det_states=max_det_states)
+        rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
+        # Pushing no rows gives the output schema.
+        schema = pa.record_batch(rt.push_arrow_columnar(pa.table({"type": pa.array([], pa.string())}), 0)).schema
+        return matches_table(matches, schema)
 
     def stream(
         self,
