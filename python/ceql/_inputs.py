@@ -35,6 +35,35 @@ def rereadable_arrow(obj: Any) -> Any:
     return pa.table(obj)
 
 
+def known_rows(obj: Any) -> Any:
+    """The number of rows of input whose length is known before it is read (a
+    pyarrow Table or RecordBatch, a polars or pandas DataFrame, a list), else None
+    (a ``RecordBatchReader`` or another Arrow stream)."""
+    if isinstance(obj, (list, tuple)) or is_pandas(obj):
+        return len(obj)
+    module = type(obj).__module__
+    if module.startswith("pyarrow") and type(obj).__name__ in ("Table", "RecordBatch"):
+        return obj.num_rows
+    if module.startswith("polars") and type(obj).__name__ == "DataFrame":
+        return obj.height
+    return None
+
+
+POSITION_TYPES = ("uint32", "uint64")
+
+
+def narrow_positions(data: Any, position_type: Any) -> bool:
+    """Whether ``run_arrow`` output for ``data`` stores positions as uint32:
+    ``position_type`` "uint32" or "uint64" as asked; None chooses uint32 when the
+    input's length is known and every row number fits in it."""
+    if position_type is None:
+        rows = known_rows(data)
+        return rows is not None and rows <= 2**32
+    if position_type not in POSITION_TYPES:
+        raise ValueError(f"position_type must be 'uint32', 'uint64' or None, not {position_type!r}")
+    return position_type == "uint32"
+
+
 def is_pandas(obj: Any) -> bool:
     return type(obj).__name__ == "DataFrame" and type(obj).__module__.startswith("pandas")
 

@@ -9,6 +9,7 @@ from . import _ceql
 from ._inputs import (
     is_arrow,
     is_pandas,
+    narrow_positions,
     pandas_records,
     pandas_to_arrow,
     records_to_arrow,
@@ -118,11 +119,19 @@ class Query:
         late: str = "error",
         max_cache_bytes: Optional[int] = None,
         max_det_states: Optional[int] = None,
+        position_type: Optional[str] = None,
     ) -> Any:
         """Like :meth:`run`, but returns the matches as a ``pyarrow.Table`` built in
-        Rust without per-match Python objects: ``match_id``, ``start``, ``end``
-        (uint64) and ``positions`` (large_list<uint64>). Use
-        :func:`ceql.join_events` to attach the events' columns.
+        Rust without per-match Python objects: ``match_id`` (uint64), ``start``,
+        ``end`` and ``positions`` (a large_list), the row numbers of the events.
+        Use :func:`ceql.join_events` to attach the events' columns.
+
+        Row numbers are uint32 when the input's length is known and below 2^32 (a
+        pyarrow Table or RecordBatch, a polars or pandas DataFrame, a list), and
+        uint64 otherwise (a ``RecordBatchReader`` or another Arrow stream).
+        ``position_type="uint32"`` or ``"uint64"`` fixes the type; with uint32, an
+        input longer than 2^32 rows raises :class:`CeqlEventError` at the row
+        that does not fit.
 
         ``events`` is best Arrow data. A pandas DataFrame or an iterable of mappings
         is converted with pyarrow; events that Arrow cannot type (a field mixing
@@ -132,10 +141,11 @@ class Query:
         import pyarrow as pa
 
         data, rows = _arrow_input(events)
+        narrow = narrow_positions(data if data is not None else rows, position_type)
         if data is None:
-            return self._row_by_row_table(rows, time_field, time_unit, late, max_cache_bytes, max_det_states)
+            return self._row_by_row_table(rows, time_field, time_unit, late, max_cache_bytes, max_det_states, narrow)
         rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
-        batch = pa.record_batch(rt.push_arrow_columnar(data, 0))
+        batch = pa.record_batch(rt.push_arrow_columnar(data, 0, narrow))
         return pa.Table.from_batches([batch])
 
     def run_arrow_batches(
@@ -148,11 +158,13 @@ class Query:
         max_cache_bytes: Optional[int] = None,
         max_det_states: Optional[int] = None,
         slice_rows: int = 4096,
+        position_type: Optional[str] = None,
     ) -> Any:
         """Like :meth:`run_arrow`, but returns a ``pyarrow.RecordBatchReader`` that
         evaluates the input ``slice_rows`` rows at a time as it is read, and yields
-        the matches of each slice that has any as one batch (same columns; match
-        ids continue across batches).
+        the matches of each slice that has any as one batch (same columns, and the
+        same choice of uint32 or uint64 row numbers; match ids continue across
+        batches).
 
         Memory holds one slice's matches at a time instead of all of them, and a
         batch that the reader's consumer has dropped leaves memory that the next
@@ -172,8 +184,9 @@ class Query:
         if isinstance(slice_rows, bool) or rows < 1:
             raise ValueError(f"slice_rows must be a positive integer, not {slice_rows!r}")
         data, fallback = _arrow_input(events)
+        narrow = narrow_positions(data if data is not None else fallback, position_type)
         if data is None:
-            table = self._row_by_row_table(fallback, time_field, time_unit, late, max_cache_bytes, max_det_states)
+            table = self._row_by_row_table(fallback, time_field, time_unit, late, max_cache_bytes, max_det_states, narrow)
             return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
         rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
         if isinstance(data, pa.RecordBatch):
@@ -183,7 +196,7 @@ class Query:
         else:
             batches = pa.table(data)
         # Pushing no rows gives the output schema without moving the stream on.
-        schema = pa.record_batch(rt.push_arrow_columnar(batches.schema.empty_table(), 0)).schema
+        schema = pa.record_batch(rt.push_arrow_columnar(batches.schema.empty_table(), 0, narrow)).schema
         if isinstance(batches, pa.Table):
             batches = batches.to_batches()
 
@@ -191,7 +204,7 @@ class Query:
             first = 0
             for batch in batches:
                 for offset in range(0, batch.num_rows, rows):
-                    out = pa.record_batch(rt.push_arrow_columnar(batch.slice(offset, rows), first))
+                    out = pa.record_batch(rt.push_arrow_columnar(batch.slice(offset, rows), first, narrow))
                     if out.num_rows:
                         first += out.num_rows
                         yield out
@@ -199,7 +212,7 @@ class Query:
         return pa.RecordBatchReader.from_batches(schema, matches())
 
     def _row_by_row_table(self, rows: Any, time_field: Optional[str], time_unit: str, late: str,
-                          max_cache_bytes: Optional[int], max_det_states: Optional[int]) -> Any:
+                          max_cache_bytes: Optional[int], max_det_states: Optional[int], narrow: bool) -> Any:
         """The ``run_arrow`` table of events Arrow cannot type: evaluated row by row
         with :meth:`run`, in the schema of the engine's own Arrow output."""
         import pyarrow as pa
@@ -208,7 +221,7 @@ class Query:
                            max_det_states=max_det_states)
         rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
         # Pushing no rows gives the output schema.
-        schema = pa.record_batch(rt.push_arrow_columnar(pa.table({"type": pa.array([], pa.string())}), 0)).schema
+        schema = pa.record_batch(rt.push_arrow_columnar(pa.table({"type": pa.array([], pa.string())}), 0, narrow)).schema
         return matches_table(matches, schema)
 
     def stream(

@@ -5,7 +5,7 @@
 //! absent attribute.
 
 use crate::error::EventError;
-use crate::output::MatchBuffer;
+use crate::output::{MatchBuffer, Position};
 use crate::predicate::columnar::{eval_batch, Tri};
 use crate::predicate::{AttrSlot, Row};
 use crate::runtime::{Precomputed, Runtime, Target};
@@ -405,7 +405,7 @@ impl NameKey {
 impl Runtime {
     /// Pushes every row of `batch` in order. Complex events are appended to `out`.
     /// On a malformed row the error names its position; rows before it were processed.
-    pub fn push_batch(&mut self, batch: &RecordBatch, out: &mut MatchBuffer) -> Result<(), EventError> {
+    pub fn push_batch<P: Position>(&mut self, batch: &RecordBatch, out: &mut MatchBuffer<P>) -> Result<(), EventError> {
         let schema = batch.schema();
         let col = |name: &str| schema.index_of(name).ok().map(|i| batch.column(i));
         let type_col = col("type")

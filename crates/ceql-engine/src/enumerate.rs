@@ -7,7 +7,7 @@
 //! are truncated on every pop: the scratch space is bounded by the DAG depth, not by
 //! the size of the output.
 
-use crate::output::MatchBuffer;
+use crate::output::{MatchBuffer, Position};
 use crate::tecs::{Arena, Item, NodeKind, NodeRef};
 
 const NIL: u32 = u32::MAX;
@@ -24,14 +24,14 @@ pub struct Enumerator {
 impl Enumerator {
     /// Appends to `out` the complex events `([start, end], D)` of `root` with
     /// `w(start) ≥ tau`, at most `budget` of them; returns how many were appended.
-    pub fn enumerate(
+    pub fn enumerate<P: Position>(
         &mut self,
         arena: &Arena,
         root: Item,
         end: u64,
         tau: i64,
         budget: u64,
-        out: &mut MatchBuffer,
+        out: &mut MatchBuffer<P>,
     ) -> u64 {
         if root.max < tau || budget == 0 {
             return 0;

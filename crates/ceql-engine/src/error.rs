@@ -98,6 +98,22 @@ impl EventError {
     }
 }
 
+impl EventError {
+    /// The event at `position` is beyond the largest position (`max`) the output
+    /// can hold: an output of 32-bit positions met an input of more than 2^32 events.
+    pub fn position_overflow(position: u64, max: u64) -> Self {
+        EventError::new(
+            position,
+            "output",
+            None,
+            format!(
+                "the output holds positions up to {max} only; ask for 64-bit positions \
+                 (position_type=\"uint64\" in Python) to evaluate longer inputs"
+            ),
+        )
+    }
+}
+
 impl fmt::Display for EventError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "event at position {}", self.position)?;

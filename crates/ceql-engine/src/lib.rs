@@ -53,7 +53,7 @@ pub fn is_reserved_field(name: &str) -> bool {
     RESERVED_FIELDS.contains(&name)
 }
 pub use error::{CompileError, EventError, EventErrorKind};
-pub use output::{MatchBuffer, MatchRef};
+pub use output::{MatchBuffer, MatchRef, Position};
 pub use query::{CompileOptions, CompiledQuery};
 pub use runtime::{LatePolicy, Runtime, RuntimeOptions, RuntimeStats, SnapshotError, Statistics, Target};
 pub use value::{Value, ValueRef};

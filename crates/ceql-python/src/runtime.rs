@@ -6,7 +6,7 @@ use crate::convert::to_value;
 use crate::errors::{event_error, guarded, internal_error};
 use crate::matches::to_match_list;
 use crate::query::NativeQuery;
-use ceql_engine::{EventError, LatePolicy, MatchBuffer, Runtime, RuntimeOptions, Value, ValueRef};
+use ceql_engine::{EventError, LatePolicy, MatchBuffer, Position, Runtime, RuntimeOptions, Value, ValueRef};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
@@ -16,6 +16,8 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 pub struct NativeRuntime {
     rt: Runtime,
     out: MatchBuffer,
+    /// The output of `push_arrow_columnar` with 32-bit positions.
+    out32: MatchBuffer<u32>,
     values: Vec<Value>,
     /// Set when a panic left the runtime in an unknown state.
     poisoned: bool,
@@ -120,6 +122,7 @@ impl NativeRuntime {
         NativeRuntime {
             rt: Runtime::new(query.inner.clone(), options),
             out: MatchBuffer::new(),
+            out32: MatchBuffer::empty(),
             values: Vec::new(),
             poisoned: false,
         }
@@ -167,7 +170,7 @@ impl NativeRuntime {
     ) -> PyResult<Bound<'py, PyList>> {
         self.run(py, |this| {
             this.out.clear();
-            this.push_arrow_rows(py, data)?;
+            push_arrow_rows(py, &mut this.rt, data, &mut this.out)?;
             to_match_list(py, &mut this.out, source.as_ref())
         })
     }
@@ -180,12 +183,25 @@ impl NativeRuntime {
     }
 
     /// Pushes an Arrow-compatible object; returns the matches as an Arrow batch
-    /// (`match_id`, `start`, `end`, `positions`), numbered from `first_id`.
-    fn push_arrow_columnar(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>, first_id: u64) -> PyResult<ArrowBatch> {
+    /// (`match_id`, `start`, `end`, `positions`), numbered from `first_id`, with
+    /// 32-bit positions when `narrow` (an event beyond 2^32 - 1 is then an error).
+    fn push_arrow_columnar(
+        &mut self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        first_id: u64,
+        narrow: bool,
+    ) -> PyResult<ArrowBatch> {
         self.run(py, |this| {
-            this.out.clear();
-            this.push_arrow_rows(py, data)?;
-            Ok(ArrowBatch::new(this.out.take_presized().into_record_batch(first_id)))
+            if narrow {
+                this.out32.clear();
+                push_arrow_rows(py, &mut this.rt, data, &mut this.out32)?;
+                Ok(ArrowBatch::new(this.out32.take_presized().into_record_batch(first_id)))
+            } else {
+                this.out.clear();
+                push_arrow_rows(py, &mut this.rt, data, &mut this.out)?;
+                Ok(ArrowBatch::new(this.out.take_presized().into_record_batch(first_id)))
+            }
         })
     }
 
@@ -194,7 +210,7 @@ impl NativeRuntime {
         self.run(py, |this| {
             let before = this.rt.statistics().runtime;
             let kept = std::mem::replace(&mut this.out, MatchBuffer::counting());
-            let result = this.push_arrow_rows(py, data);
+            let result = push_arrow_rows(py, &mut this.rt, data, &mut this.out);
             this.out = kept;
             result?;
             let after = this.rt.statistics().runtime;
@@ -264,18 +280,29 @@ impl NativeRuntime {
     fn restore(py: Python<'_>, query: &NativeQuery, data: &[u8]) -> PyResult<NativeRuntime> {
         guarded(py, || {
             let rt = Runtime::restore(query.inner.clone(), data).map_err(|e| PyValueError::new_err(e.to_string()))?;
-            Ok(NativeRuntime { rt, out: MatchBuffer::new(), values: Vec::new(), poisoned: false })
+            Ok(NativeRuntime {
+                rt,
+                out: MatchBuffer::new(),
+                out32: MatchBuffer::empty(),
+                values: Vec::new(),
+                poisoned: false,
+            })
         })
     }
 }
 
-impl NativeRuntime {
-    fn push_arrow_rows(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
-        let reader = stream_of(data)?;
-        for batch in reader {
-            let batch = batch.map_err(|e| PyValueError::new_err(format!("cannot read the Arrow stream: {e}")))?;
-            self.rt.push_batch(&batch, &mut self.out).map_err(|e| event_error(py, &e))?;
-        }
-        Ok(())
+/// Pushes every row of an Arrow-compatible object into `rt`, appending the
+/// complex events to `out`.
+fn push_arrow_rows<P: Position>(
+    py: Python<'_>,
+    rt: &mut Runtime,
+    data: &Bound<'_, PyAny>,
+    out: &mut MatchBuffer<P>,
+) -> PyResult<()> {
+    let reader = stream_of(data)?;
+    for batch in reader {
+        let batch = batch.map_err(|e| PyValueError::new_err(format!("cannot read the Arrow stream: {e}")))?;
+        rt.push_batch(&batch, out).map_err(|e| event_error(py, &e))?;
     }
+    Ok(())
 }

@@ -4,6 +4,8 @@
 mod clock;
 mod in_place;
 mod ingest;
+#[cfg(test)]
+mod narrow_output_tests;
 mod partition;
 mod snapshot;
 mod step;
@@ -16,7 +18,7 @@ use crate::analyze::WindowPlan;
 use crate::det::{CacheConfig, CacheStats, DetCache};
 use crate::enumerate::Enumerator;
 use crate::error::EventError;
-use crate::output::MatchBuffer;
+use crate::output::{MatchBuffer, Position};
 use crate::predicate::{AttrSlot, Row};
 use crate::query::CompiledQuery;
 use crate::tecs::{Arena, UnionList};
@@ -261,12 +263,12 @@ impl Runtime {
 
     /// Pushes one event: `values[i]` is the value of `attribute_names()[i]`.
     /// Complex events ending at this event are appended to `out`.
-    pub fn push(
+    pub fn push<P: Position>(
         &mut self,
         stream: Option<&str>,
         event_type: &str,
         values: &[crate::value::ValueRef<'_>],
-        out: &mut MatchBuffer,
+        out: &mut MatchBuffer<P>,
     ) -> Result<(), EventError> {
         let target = self
             .resolve_target(stream, event_type)
@@ -279,25 +281,29 @@ impl Runtime {
 
     /// Pushes one event whose target was resolved with [`Runtime::resolve_target`]
     /// (lets columnar input resolve each distinct type name once).
-    pub fn push_target<R: Row + ?Sized>(
+    pub fn push_target<R: Row + ?Sized, P: Position>(
         &mut self,
         target: Target,
         row: &R,
-        out: &mut MatchBuffer,
+        out: &mut MatchBuffer<P>,
     ) -> Result<(), EventError> {
         self.push_precomputed(target, row, None, out)
     }
 
     /// As [`Runtime::push_target`], with predicate results already computed for the
     /// batch the row belongs to.
-    pub(crate) fn push_precomputed<R: Row + ?Sized>(
+    pub(crate) fn push_precomputed<R: Row + ?Sized, P: Position>(
         &mut self,
         target: Target,
         row: &R,
         pre: Option<&Precomputed<'_>>,
-        out: &mut MatchBuffer,
+        out: &mut MatchBuffer<P>,
     ) -> Result<(), EventError> {
         let position = self.position;
+        // A narrow output cannot name this event (for u64 this is never true).
+        if position > P::MAX {
+            return Err(EventError::position_overflow(position, P::MAX));
+        }
         let ty = match target {
             Target::Skip => {
                 self.position += 1;

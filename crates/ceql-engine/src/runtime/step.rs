@@ -6,7 +6,7 @@
 use super::partition::{dets_of, Entry, PartitionId};
 use super::Runtime;
 use crate::det::{ClassId, Succ, DEAD, INITIAL};
-use crate::output::MatchBuffer;
+use crate::output::{MatchBuffer, Position};
 use crate::tecs::{check_invariants, new_ulist, prune, Item, UnionList};
 use ceql_syntax::ast::ConsumePolicy;
 
@@ -71,7 +71,7 @@ impl Runtime {
     /// The event's values are passed one by one, not as a struct, so that they stay
     /// in registers on the hot path.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn on_event(
+    pub(super) fn on_event<P: Position>(
         &mut self,
         pid: PartitionId,
         begun: EventStart,
@@ -79,7 +79,7 @@ impl Runtime {
         position: u64,
         w: i64,
         tau: i64,
-        out: &mut MatchBuffer,
+        out: &mut MatchBuffer<P>,
     ) {
         let EventStart { start, mask } = begun;
         let next_virtual = start[3];
@@ -164,24 +164,36 @@ impl Runtime {
 
     /// OUTPUT: appends to `out` the complex events of the final det-states of `next`
     /// whose start is in the window (`τ`); returns whether there was any.
-    fn emit_outputs(&mut self, next: &[Entry], position: u64, tau: i64, out: &mut MatchBuffer) -> bool {
-        let mut any = false;
-        let limit = self.facts.limit;
+    fn emit_outputs<P: Position>(&mut self, next: &[Entry], position: u64, tau: i64, out: &mut MatchBuffer<P>) -> bool {
         // MAX under a partial projection: incomparable maximal runs (different
         // det-states) can project to the same complex event; the output is a set,
         // so enumerate everything, remove duplicates, then apply LIMIT.
-        let dedupe = self.facts.dedupe;
         // Deduplication needs the positions: a counting buffer enumerates into the
         // runtime's scratch buffer first.
-        let mut scratch =
-            if dedupe && out.is_counting() { Some(std::mem::take(&mut self.dedupe_scratch)) } else { None };
-        let target: &mut MatchBuffer = match scratch.as_mut() {
-            Some(b) => {
-                b.clear();
-                b
-            }
-            None => &mut *out,
-        };
+        if self.facts.dedupe && out.is_counting() {
+            let mut scratch = std::mem::take(&mut self.dedupe_scratch);
+            scratch.clear();
+            let any = self.enumerate_finals(next, position, tau, &mut scratch);
+            out.add_counts(scratch.len() as u64, scratch.positions.len() as u64);
+            self.dedupe_scratch = scratch;
+            any
+        } else {
+            self.enumerate_finals(next, position, tau, out)
+        }
+    }
+
+    /// The body of OUTPUT: enumerates into `target` (deduplicated for MAX under a
+    /// partial projection, then cut to LIMIT).
+    fn enumerate_finals<P: Position>(
+        &mut self,
+        next: &[Entry],
+        position: u64,
+        tau: i64,
+        target: &mut MatchBuffer<P>,
+    ) -> bool {
+        let mut any = false;
+        let limit = self.facts.limit;
+        let dedupe = self.facts.dedupe;
         let first = target.len();
         let mut budget = if dedupe { u64::MAX } else { limit };
         for e in next {
@@ -205,10 +217,6 @@ impl Runtime {
         if dedupe {
             target.dedupe_from(first);
             target.truncate(first + limit.min((target.len() - first) as u64) as usize);
-        }
-        if let Some(b) = scratch {
-            out.add_counts((b.len() - first) as u64, b.positions.len() as u64);
-            self.dedupe_scratch = b;
         }
         any
     }

@@ -1,23 +1,29 @@
 //! The reusable output buffer: complex events in columnar form (Arrow-friendly:
 //! start, end and a list column of positions via offsets).
 
-use arrow_array::{ArrayRef, LargeListArray, RecordBatch, UInt64Array};
+mod position;
+
+pub use position::Position;
+
+use arrow_array::{ArrayRef, LargeListArray, PrimitiveArray, RecordBatch, UInt64Array};
 use arrow_buffer::{Buffer, OffsetBuffer, ScalarBuffer};
-use arrow_schema::{DataType, Field, Schema};
+use arrow_schema::{Field, Schema};
 use std::sync::Arc;
 
-/// Complex events `([start, end], positions)`, appended in order of `end`.
+/// Complex events `([start, end], positions)`, appended in order of `end`, with
+/// positions stored as `P` (see [`Position`]; `u64` unless the output is known to
+/// stay below 2^32).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MatchBuffer {
+pub struct MatchBuffer<P: Position = u64> {
     /// First position of each complex event's interval.
-    pub starts: Vec<u64>,
+    pub starts: Vec<P>,
     /// Last position (the position at which it was reported).
-    pub ends: Vec<u64>,
+    pub ends: Vec<P>,
     /// `positions[offsets[i]..offsets[i + 1]]` are the data positions of event `i`,
     /// ascending. Always starts with 0.
     pub offsets: Vec<u64>,
     /// Concatenated data positions.
-    pub positions: Vec<u64>,
+    pub positions: Vec<P>,
     /// Count complex events and positions instead of storing them.
     count_only: bool,
     counted: u64,
@@ -29,24 +35,38 @@ pub struct MatchBuffer {
 
 /// One complex event borrowed from a [`MatchBuffer`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MatchRef<'a> {
+pub struct MatchRef<'a, P: Position = u64> {
     /// Interval start.
-    pub start: u64,
+    pub start: P,
     /// Interval end.
-    pub end: u64,
+    pub end: P,
     /// Data positions, ascending.
-    pub positions: &'a [u64],
+    pub positions: &'a [P],
 }
 
-impl Default for MatchBuffer {
+impl<P: Position> Default for MatchBuffer<P> {
     fn default() -> Self {
-        Self::new()
+        Self::empty()
     }
 }
 
 impl MatchBuffer {
-    /// An empty buffer.
+    /// An empty buffer of `u64` positions (the usual one; see [`MatchBuffer::empty`]
+    /// for other position types).
     pub fn new() -> Self {
+        Self::empty()
+    }
+
+    /// A buffer that only counts: full enumeration without storing the output
+    /// (benchmarks, counting large outputs).
+    pub fn counting() -> Self {
+        MatchBuffer { count_only: true, ..Self::new() }
+    }
+}
+
+impl<P: Position> MatchBuffer<P> {
+    /// An empty buffer storing positions as `P`.
+    pub fn empty() -> Self {
         MatchBuffer {
             starts: Vec::new(),
             ends: Vec::new(),
@@ -57,12 +77,6 @@ impl MatchBuffer {
             counted_positions: 0,
             overflow: false,
         }
-    }
-
-    /// A buffer that only counts: full enumeration without storing the output
-    /// (benchmarks, counting large outputs).
-    pub fn counting() -> Self {
-        MatchBuffer { count_only: true, ..Self::new() }
     }
 
     /// Complex events appended so far (stored or counted).
@@ -116,19 +130,19 @@ impl MatchBuffer {
     }
 
     /// The `i`-th complex event.
-    pub fn get(&self, i: usize) -> MatchRef<'_> {
+    pub fn get(&self, i: usize) -> MatchRef<'_, P> {
         let (a, b) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
         MatchRef { start: self.starts[i], end: self.ends[i], positions: &self.positions[a..b] }
     }
 
     /// All complex events in order.
-    pub fn iter(&self) -> impl Iterator<Item = MatchRef<'_>> {
+    pub fn iter(&self) -> impl Iterator<Item = MatchRef<'_, P>> {
         (0..self.len()).map(|i| self.get(i))
     }
 
     /// Appends one complex event.
-    pub fn push(&mut self, start: u64, end: u64, positions: &[u64]) {
-        self.begin(start, end);
+    pub fn push(&mut self, start: P, end: P, positions: &[P]) {
+        self.begin(start.widen(), end.widen());
         self.positions.extend_from_slice(positions);
         self.finish();
     }
@@ -137,8 +151,8 @@ impl MatchBuffer {
     /// more than were taken. Successive batches of one stream are usually alike,
     /// and starting the next one at that size spares it growing (and copying)
     /// every column again.
-    pub fn take_presized(&mut self) -> MatchBuffer {
-        let mut next = MatchBuffer { count_only: self.count_only, ..MatchBuffer::new() };
+    pub fn take_presized(&mut self) -> MatchBuffer<P> {
+        let mut next = MatchBuffer { count_only: self.count_only, ..MatchBuffer::<P>::empty() };
         let room = |n: usize| n + n / 4;
         // Failing to reserve is harmless here: the next push grows the buffer as usual.
         let _ = next.starts.try_reserve_exact(room(self.starts.len()));
@@ -149,8 +163,8 @@ impl MatchBuffer {
     }
 
     /// Converts the buffer into an Arrow record batch without copying its vectors:
-    /// `match_id` (numbered from `first_id`), `start`, `end` (UInt64) and
-    /// `positions` (LargeList<UInt64>).
+    /// `match_id` (UInt64, numbered from `first_id`), `start`, `end` (UInt64, or
+    /// UInt32 for a `MatchBuffer<u32>`) and `positions` (LargeList of the same).
     pub fn into_record_batch(mut self, first_id: u64) -> RecordBatch {
         // The batch keeps its vectors' allocations: give back the room they grew
         // into but did not use (pre-mapped pages when the output is large; for an
@@ -165,19 +179,20 @@ impl MatchBuffer {
         crate::memory::prefault_spare(&mut id_values);
         id_values.extend(first_id..first_id + n);
         let ids = UInt64Array::new(ScalarBuffer::from(id_values), None);
-        let starts = UInt64Array::new(ScalarBuffer::from(self.starts), None);
-        let ends = UInt64Array::new(ScalarBuffer::from(self.ends), None);
+        let starts = PrimitiveArray::<P::Arrow>::new(ScalarBuffer::from(self.starts), None);
+        let ends = PrimitiveArray::<P::Arrow>::new(ScalarBuffer::from(self.ends), None);
         let len = self.offsets.len();
         // u64 offsets reinterpreted as i64: same size, and they are far below 2^63.
         let offsets = OffsetBuffer::new(ScalarBuffer::<i64>::new(Buffer::from_vec(self.offsets), 0, len));
-        let values = Arc::new(UInt64Array::new(ScalarBuffer::from(self.positions), None));
-        let item = Arc::new(Field::new("item", DataType::UInt64, false));
+        let values = Arc::new(PrimitiveArray::<P::Arrow>::new(ScalarBuffer::from(self.positions), None));
+        let position_type = <P::Arrow as arrow_array::ArrowPrimitiveType>::DATA_TYPE;
+        let item = Arc::new(Field::new("item", position_type.clone(), false));
         let positions = LargeListArray::new(item.clone(), offsets, values, None);
         let schema = Arc::new(Schema::new(vec![
-            Field::new("match_id", DataType::UInt64, false),
-            Field::new("start", DataType::UInt64, false),
-            Field::new("end", DataType::UInt64, false),
-            Field::new("positions", DataType::LargeList(item), false),
+            Field::new("match_id", arrow_schema::DataType::UInt64, false),
+            Field::new("start", position_type.clone(), false),
+            Field::new("end", position_type, false),
+            Field::new("positions", arrow_schema::DataType::LargeList(item), false),
         ]));
         let columns: Vec<ArrayRef> = vec![Arc::new(ids), Arc::new(starts), Arc::new(ends), Arc::new(positions)];
         RecordBatch::try_new(schema, columns).expect("columns match the schema")
@@ -193,7 +208,7 @@ impl MatchBuffer {
     /// keeping the first occurrence of each.
     pub fn dedupe_from(&mut self, first: usize) {
         let mut seen = std::collections::HashSet::new();
-        let mut kept = MatchBuffer::new();
+        let mut kept = MatchBuffer::<P>::empty();
         for i in first..self.len() {
             let m = self.get(i);
             if seen.insert((m.start, m.positions.to_vec())) {
@@ -228,8 +243,8 @@ impl MatchBuffer {
             self.overflow = true;
             return false;
         }
-        self.starts.push(start);
-        self.ends.push(end);
+        self.starts.push(P::narrow(start));
+        self.ends.push(P::narrow(end));
         true
     }
 
@@ -245,7 +260,7 @@ impl MatchBuffer {
             self.overflow = true;
             return false;
         }
-        self.positions.push(p);
+        self.positions.push(P::narrow(p));
         true
     }
 
