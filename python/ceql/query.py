@@ -145,7 +145,7 @@ class Query:
         if data is None:
             return self._row_by_row_table(rows, time_field, time_unit, late, max_cache_bytes, max_det_states, narrow)
         rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
-        batch = pa.record_batch(rt.push_arrow_columnar(data, 0, narrow))
+        batch = pa.record_batch(rt.push_arrow_columnar(data, 0, narrow, True))
         return pa.Table.from_batches([batch])
 
     def run_arrow_batches(
@@ -196,7 +196,7 @@ class Query:
         else:
             batches = pa.table(data)
         # Pushing no rows gives the output schema without moving the stream on.
-        schema = pa.record_batch(rt.push_arrow_columnar(batches.schema.empty_table(), 0, narrow)).schema
+        schema = pa.record_batch(rt.push_arrow_columnar(batches.schema.empty_table(), 0, narrow, False)).schema
         if isinstance(batches, pa.Table):
             batches = batches.to_batches()
 
@@ -204,7 +204,7 @@ class Query:
             first = 0
             for batch in batches:
                 for offset in range(0, batch.num_rows, rows):
-                    out = pa.record_batch(rt.push_arrow_columnar(batch.slice(offset, rows), first, narrow))
+                    out = pa.record_batch(rt.push_arrow_columnar(batch.slice(offset, rows), first, narrow, False))
                     if out.num_rows:
                         first += out.num_rows
                         yield out
@@ -221,7 +221,7 @@ class Query:
                            max_det_states=max_det_states)
         rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
         # Pushing no rows gives the output schema.
-        schema = pa.record_batch(rt.push_arrow_columnar(pa.table({"type": pa.array([], pa.string())}), 0, narrow)).schema
+        schema = pa.record_batch(rt.push_arrow_columnar(pa.table({"type": pa.array([], pa.string())}), 0, narrow, False)).schema
         return matches_table(matches, schema)
 
     def stream(

@@ -185,22 +185,21 @@ impl NativeRuntime {
     /// Pushes an Arrow-compatible object; returns the matches as an Arrow batch
     /// (`match_id`, `start`, `end`, `positions`), numbered from `first_id`, with
     /// 32-bit positions when `narrow` (an event beyond 2^32 - 1 is then an error).
+    /// `whole`: the batch is the whole output of a one-shot evaluation, rather than
+    /// one of a series of batches (whose buffers are presized from the last one).
     fn push_arrow_columnar(
         &mut self,
         py: Python<'_>,
         data: &Bound<'_, PyAny>,
         first_id: u64,
         narrow: bool,
+        whole: bool,
     ) -> PyResult<ArrowBatch> {
         self.run(py, |this| {
             if narrow {
-                this.out32.clear();
-                push_arrow_rows(py, &mut this.rt, data, &mut this.out32)?;
-                Ok(ArrowBatch::new(this.out32.take_presized().into_record_batch(first_id)))
+                push_into_batch(py, &mut this.rt, data, &mut this.out32, first_id, whole)
             } else {
-                this.out.clear();
-                push_arrow_rows(py, &mut this.rt, data, &mut this.out)?;
-                Ok(ArrowBatch::new(this.out.take_presized().into_record_batch(first_id)))
+                push_into_batch(py, &mut this.rt, data, &mut this.out, first_id, whole)
             }
         })
     }
@@ -305,4 +304,27 @@ fn push_arrow_rows<P: Position>(
         rt.push_batch(&batch, out).map_err(|e| event_error(py, &e))?;
     }
     Ok(())
+}
+
+/// Pushes `data` and returns its complex events as one Arrow batch: into a fresh
+/// buffer made for a whole output, or into `kept`, which is left presized for the
+/// next batch.
+fn push_into_batch<P: Position>(
+    py: Python<'_>,
+    rt: &mut Runtime,
+    data: &Bound<'_, PyAny>,
+    kept: &mut MatchBuffer<P>,
+    first_id: u64,
+    whole: bool,
+) -> PyResult<ArrowBatch> {
+    let out = if whole {
+        let mut out = MatchBuffer::for_whole_output();
+        push_arrow_rows(py, rt, data, &mut out)?;
+        out
+    } else {
+        kept.clear();
+        push_arrow_rows(py, rt, data, kept)?;
+        kept.take_presized()
+    };
+    Ok(ArrowBatch::new(out.into_record_batch(first_id)))
 }

@@ -79,6 +79,26 @@ impl<P: Position> MatchBuffer<P> {
         }
     }
 
+    /// An empty buffer for an output that is built once and handed over whole
+    /// (`Query.run_arrow`). Each column starts with room for [`DOUBLING_BYTES`], so
+    /// the allocator gives it its own mapping at once: it then grows by remapping
+    /// pages, where a column that started small would be copied while it grows
+    /// inside the allocator's heap (up to 32 MiB, and once more into a mapping).
+    /// The room is only address space: pages are supplied as they are written, so
+    /// a small output costs a few system calls.
+    pub fn for_whole_output() -> Self {
+        fn start_mapped<T>(v: &mut Vec<T>) {
+            // Failing to reserve is harmless: the column then grows as usual.
+            let _ = v.try_reserve_exact(DOUBLING_BYTES / std::mem::size_of::<T>() + 1024);
+        }
+        let mut out = Self::empty();
+        start_mapped(&mut out.starts);
+        start_mapped(&mut out.ends);
+        start_mapped(&mut out.offsets);
+        start_mapped(&mut out.positions);
+        out
+    }
+
     /// Complex events appended so far (stored or counted).
     pub fn total(&self) -> u64 {
         if self.count_only {
