@@ -31,6 +31,9 @@ pub struct MatchBuffer<P: Position = u64> {
     /// Set when memory for the output could not be obtained: enumeration stops
     /// and the push reports an error instead of aborting the process.
     overflow: bool,
+    /// The output is built once and handed over whole: a column that outgrows
+    /// [`MAPPED_FROM_BYTES`] moves to its own mapping at once (see [`grow`]).
+    whole: bool,
 }
 
 /// One complex event borrowed from a [`MatchBuffer`].
@@ -76,27 +79,18 @@ impl<P: Position> MatchBuffer<P> {
             counted: 0,
             counted_positions: 0,
             overflow: false,
+            whole: false,
         }
     }
 
     /// An empty buffer for an output that is built once and handed over whole
-    /// (`Query.run_arrow`). Each column starts with room for [`DOUBLING_BYTES`], so
-    /// the allocator gives it its own mapping at once: it then grows by remapping
-    /// pages, where a column that started small would be copied while it grows
-    /// inside the allocator's heap (up to 32 MiB, and once more into a mapping).
-    /// The room is only address space: pages are supplied as they are written, so
-    /// a small output costs a few system calls.
+    /// (`Query.run_arrow`). A column that outgrows [`MAPPED_FROM_BYTES`] moves at
+    /// once to room for [`DOUBLING_BYTES`], which the allocator gives its own
+    /// mapping: it then grows by remapping pages, where it would otherwise be
+    /// copied while it doubles inside the allocator's heap (up to 32 MiB, and once
+    /// more into a mapping). Small outputs stay in the heap.
     pub fn for_whole_output() -> Self {
-        fn start_mapped<T>(v: &mut Vec<T>) {
-            // Failing to reserve is harmless: the column then grows as usual.
-            let _ = v.try_reserve_exact(DOUBLING_BYTES / std::mem::size_of::<T>() + 1024);
-        }
-        let mut out = Self::empty();
-        start_mapped(&mut out.starts);
-        start_mapped(&mut out.ends);
-        start_mapped(&mut out.offsets);
-        start_mapped(&mut out.positions);
-        out
+        MatchBuffer { whole: true, ..Self::empty() }
     }
 
     /// Complex events appended so far (stored or counted).
@@ -259,7 +253,8 @@ impl<P: Position> MatchBuffer<P> {
             self.counted += 1;
             return true;
         }
-        if !room(&mut self.starts) || !room(&mut self.ends) || !room(&mut self.offsets) {
+        let whole = self.whole;
+        if !room(&mut self.starts, whole) || !room(&mut self.ends, whole) || !room(&mut self.offsets, whole) {
             self.overflow = true;
             return false;
         }
@@ -276,7 +271,7 @@ impl<P: Position> MatchBuffer<P> {
             self.counted_positions += 1;
             return true;
         }
-        if !room(&mut self.positions) {
+        if !room(&mut self.positions, self.whole) {
             self.overflow = true;
             return false;
         }
@@ -297,21 +292,32 @@ impl<P: Position> MatchBuffer<P> {
 /// copy the buffer.
 const DOUBLING_BYTES: usize = 32 << 20;
 
+/// A column of a whole output ([`MatchBuffer::for_whole_output`]) that outgrows
+/// this size moves to room for [`DOUBLING_BYTES`] instead of doubling further.
+const MAPPED_FROM_BYTES: usize = 256 << 10;
+
 /// Makes room for one more element, reporting allocation failure instead of
 /// aborting: output is the one thing that grows with the answer, not the window.
 #[inline]
-fn room<T>(v: &mut Vec<T>) -> bool {
-    v.len() < v.capacity() || grow(v)
+fn room<T>(v: &mut Vec<T>, whole: bool) -> bool {
+    v.len() < v.capacity() || grow(v, whole)
 }
 
 /// Grows `v` and maps the new pages at once: a large output is mostly fresh memory
 /// (see `memory.rs`). Up to [`DOUBLING_BYTES`] the buffer doubles, because the
 /// allocator may copy a buffer of that size when it grows; beyond it the buffer
 /// grows by an eighth, which keeps the mapped but unused memory small, and large
-/// buffers are moved by the allocator's remapping, not copied.
+/// buffers are moved by the allocator's remapping, not copied. A column of a
+/// whole output jumps from [`MAPPED_FROM_BYTES`] straight to [`DOUBLING_BYTES`],
+/// and that room is not mapped ahead: it is only address space until written, so
+/// an output that stops soon after costs no more pages than it uses.
 #[cold]
-fn grow<T>(v: &mut Vec<T>) -> bool {
-    let bytes = v.len() * std::mem::size_of::<T>();
+fn grow<T>(v: &mut Vec<T>, whole: bool) -> bool {
+    let size = std::mem::size_of::<T>();
+    let bytes = v.len() * size;
+    if whole && (MAPPED_FROM_BYTES..DOUBLING_BYTES).contains(&bytes) {
+        return v.try_reserve_exact(DOUBLING_BYTES / size + 1024 - v.len()).is_ok();
+    }
     let more = if bytes < DOUBLING_BYTES { v.len() } else { v.len() / 8 };
     if v.try_reserve_exact(more.max(1024)).is_err() {
         return false;
@@ -323,6 +329,26 @@ fn grow<T>(v: &mut Vec<T>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::MatchBuffer;
+
+    #[test]
+    fn a_whole_output_moves_to_its_own_mapping_past_256_kib_and_keeps_its_events() {
+        let (mut whole, mut plain) = (MatchBuffer::<u32>::for_whole_output(), MatchBuffer::<u32>::empty());
+        for i in 0..200_000u64 {
+            for out in [&mut whole, &mut plain] {
+                // As the enumerator appends them.
+                assert!(out.begin(i, i + 1) && out.push_position(i) && out.push_position(i + 1));
+                out.finish();
+            }
+        }
+        assert_eq!(whole.iter().collect::<Vec<_>>(), plain.iter().collect::<Vec<_>>());
+        // 400,000 positions (1.6 MB) are past the jump: room for 32 MiB of u32.
+        assert!(whole.positions.capacity() >= (32 << 20) / 4, "{}", whole.positions.capacity());
+        assert!(plain.positions.capacity() < (32 << 20) / 4);
+        let mut small = MatchBuffer::<u32>::for_whole_output();
+        assert!(small.begin(1, 2) && small.push_position(1) && small.push_position(2));
+        small.finish();
+        assert!(small.positions.capacity() < 1 << 16, "a small output stays small");
+    }
 
     #[test]
     fn take_presized_moves_the_events_and_leaves_an_empty_buffer_with_room() {
