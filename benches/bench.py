@@ -3,13 +3,15 @@ pyarrow Table, one JSON line per workload (events/s, matches, peak RSS of the
 ``run_arrow`` runs), plus the same output read through ``Query.run_arrow_batches``
 (``streamed_events_per_s``).
 
-    python benches/bench.py [--events N] [--only NAME ...]
+    python benches/bench.py [--events N] [--only NAME ...] [--position-type uint64]
 
 Each workload runs in a fresh child process, so that its peak RSS is its own.
 The workloads are the same as the criterion harness (benches/src/workloads.rs):
 uniform seeded streams, W = 100 unless stated; stock Q1-Q7 when the stock data is
 found (``$CEQL_STOCK_DATA`` or ../shared/data/stock/stock_data.csv). ``run_arrow``
 materialises every match, so K3 and K5 (exponential output) run on 10k events.
+The output's row numbers are uint32 (the input is a Table of known length) unless
+``--position-type uint64`` asks for the 64-bit output; each line names the type.
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ def peak_rss_mib():
     return 0.0
 
 
-def run_one(name, events):
+def run_one(name, events, position_type=None):
     import numpy as np
     import pyarrow as pa
 
@@ -111,16 +113,16 @@ def run_one(name, events):
     best, matches = float("inf"), 0
     for _ in range(3):
         t0 = time.perf_counter()
-        result = q.run_arrow(table)
+        result = q.run_arrow(table, position_type=position_type)
         best = min(best, time.perf_counter() - t0)
-        matches = result.num_rows
+        matches, positions = result.num_rows, str(result.schema.field("start").type)
         del result
     rss = peak_rss_mib()
     # The same output through run_arrow_batches, each batch dropped once counted.
     streamed = float("inf")
     for _ in range(3):
         t0 = time.perf_counter()
-        rows = sum(batch.num_rows for batch in q.run_arrow_batches(table))
+        rows = sum(batch.num_rows for batch in q.run_arrow_batches(table, position_type=position_type))
         streamed = min(streamed, time.perf_counter() - t0)
         assert rows == matches, (rows, matches)
     return {
@@ -129,6 +131,7 @@ def run_one(name, events):
         "seconds": round(best, 4),
         "events_per_s": round(table.num_rows / best),
         "matches": matches,
+        "position_type": positions,
         "peak_rss_mib": round(rss, 1),
         "streamed_seconds": round(streamed, 4),
         "streamed_events_per_s": round(table.num_rows / streamed),
@@ -139,10 +142,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", type=int, default=1_000_000, help="events per synthetic workload")
     parser.add_argument("--only", nargs="*", help="workload names (default: all)")
+    parser.add_argument("--position-type", choices=["uint32", "uint64"], help="row number type of the output "
+                        "(default: uint32, chosen by run_arrow for a Table)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(run_one(args.child, args.events)), flush=True)
+        print(json.dumps(run_one(args.child, args.events, args.position_type)), flush=True)
         return
     names = list(synthetic()) + list(stock_queries())
     if args.only:
@@ -151,7 +156,10 @@ def main():
     # the benchmark uses no BLAS, so keep them from competing with the engine.
     env = dict(os.environ, OPENBLAS_NUM_THREADS=os.environ.get("OPENBLAS_NUM_THREADS", "1"))
     for name in names:
-        subprocess.run([sys.executable, __file__, "--child", name, "--events", str(args.events)], check=True, env=env)
+        command = [sys.executable, __file__, "--child", name, "--events", str(args.events)]
+        if args.position_type:
+            command += ["--position-type", args.position_type]
+        subprocess.run(command, check=True, env=env)
 
 
 if __name__ == "__main__":

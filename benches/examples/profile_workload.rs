@@ -37,7 +37,7 @@ fn main() {
     let dt = t.elapsed().as_secs_f64();
     let (user1, sys1) = cpu_times();
     println!(
-        "{name} {mode}: {:.1}M events/s, {found} matches (user {:.1} ms, sys {:.1} ms)",
+        "{name} {mode}: {:.2}M events/s, {found} matches (user {:.1} ms, sys {:.1} ms)",
         n.min(w.stream.events.len()) as f64 / dt / 1e6,
         (user1 - user0) * 1e3,
         (sys1 - sys0) * 1e3
