@@ -253,8 +253,7 @@ impl<P: Position> MatchBuffer<P> {
             self.counted += 1;
             return true;
         }
-        let whole = self.whole;
-        if !room(&mut self.starts, whole) || !room(&mut self.ends, whole) || !room(&mut self.offsets, whole) {
+        if (full(&self.starts) || full(&self.ends) || full(&self.offsets)) && !self.make_room_for_event() {
             self.overflow = true;
             return false;
         }
@@ -271,12 +270,22 @@ impl<P: Position> MatchBuffer<P> {
             self.counted_positions += 1;
             return true;
         }
-        if !room(&mut self.positions, self.whole) {
+        if full(&self.positions) && !grow(&mut self.positions, self.whole) {
             self.overflow = true;
             return false;
         }
         self.positions.push(P::narrow(p));
         true
+    }
+
+    /// Room for one more complex event in each per-event column (the cold part
+    /// of [`MatchBuffer::begin`]).
+    #[cold]
+    fn make_room_for_event(&mut self) -> bool {
+        let whole = self.whole;
+        (!full(&self.starts) || grow(&mut self.starts, whole))
+            && (!full(&self.ends) || grow(&mut self.ends, whole))
+            && (!full(&self.offsets) || grow(&mut self.offsets, whole))
     }
 
     #[inline]
@@ -296,11 +305,13 @@ const DOUBLING_BYTES: usize = 32 << 20;
 /// this size moves to room for [`DOUBLING_BYTES`] instead of doubling further.
 const MAPPED_FROM_BYTES: usize = 256 << 10;
 
-/// Makes room for one more element, reporting allocation failure instead of
-/// aborting: output is the one thing that grows with the answer, not the window.
-#[inline]
-fn room<T>(v: &mut Vec<T>, whole: bool) -> bool {
-    v.len() < v.capacity() || grow(v, whole)
+/// True when `v` has no room for one more element. Output is the one thing that
+/// grows with the answer, not the window, so growing reports allocation failure
+/// instead of aborting; and the flag that shapes growth is only read on that cold
+/// path, which keeps the per-match test to one comparison per column.
+#[inline(always)]
+fn full<T>(v: &Vec<T>) -> bool {
+    v.len() == v.capacity()
 }
 
 /// Grows `v` and maps the new pages at once: a large output is mostly fresh memory
