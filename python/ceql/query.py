@@ -140,8 +140,7 @@ class Query:
         """
         import pyarrow as pa
 
-        data, rows = _arrow_input(events)
-        narrow = narrow_positions(data if data is not None else rows, position_type)
+        data, rows, narrow = _arrow_input(events, position_type)
         if data is None:
             return self._row_by_row_table(rows, time_field, time_unit, late, max_cache_bytes, max_det_states, narrow)
         rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
@@ -183,8 +182,7 @@ class Query:
             rows = 0
         if isinstance(slice_rows, bool) or rows < 1:
             raise ValueError(f"slice_rows must be a positive integer, not {slice_rows!r}")
-        data, fallback = _arrow_input(events)
-        narrow = narrow_positions(data if data is not None else fallback, position_type)
+        data, fallback, narrow = _arrow_input(events, position_type)
         if data is None:
             table = self._row_by_row_table(fallback, time_field, time_unit, late, max_cache_bytes, max_det_states, narrow)
             return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
@@ -258,11 +256,18 @@ def _pushed(rt: Any, push: Any, data: Any, source: Any) -> List[Any]:
         raise
 
 
-def _arrow_input(events: Any) -> Any:
+def _arrow_input(events: Any, position_type: Optional[str]) -> Any:
     """Arrow data for the columnar paths: Arrow objects as they are, pandas frames
-    and iterables of mappings converted with pyarrow. Returns ``(data, None)``, or
-    ``(None, events)`` when Arrow cannot type the events (a column mixing value
-    types, say): the caller then evaluates them row by row."""
+    and iterables of mappings converted with pyarrow. Returns ``(data, None,
+    narrow)``, or ``(None, events, narrow)`` when Arrow cannot type the events (a
+    column mixing value types, say): the caller then evaluates them row by row.
+    ``narrow``: whether the output's row numbers are uint32 (see ``run_arrow``)."""
+    data, rows = _arrow_data(events)
+    return data, rows, narrow_positions(data if data is not None else rows, position_type)
+
+
+def _arrow_data(events: Any) -> Any:
+    """``(data, None)`` or ``(None, events)``, as for :func:`_arrow_input`."""
     if is_pandas(events):
         table = pandas_to_arrow(events)
         return (table, None) if table is not None else (None, events)

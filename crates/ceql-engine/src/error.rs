@@ -96,9 +96,7 @@ impl EventError {
             )
         }
     }
-}
 
-impl EventError {
     /// The event at `position` is beyond the largest position (`max`) the output
     /// can hold: an output of 32-bit positions met an input of more than 2^32 events.
     pub fn position_overflow(position: u64, max: u64) -> Self {

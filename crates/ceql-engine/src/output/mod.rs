@@ -7,7 +7,7 @@ pub use position::Position;
 
 use arrow_array::{ArrayRef, LargeListArray, PrimitiveArray, RecordBatch, UInt64Array};
 use arrow_buffer::{Buffer, OffsetBuffer, ScalarBuffer};
-use arrow_schema::{Field, Schema};
+use arrow_schema::{DataType, Field, Schema};
 use std::sync::Arc;
 
 /// Complex events `([start, end], positions)`, appended in order of `end`, with
@@ -203,10 +203,10 @@ impl<P: Position> MatchBuffer<P> {
         let item = Arc::new(Field::new("item", position_type.clone(), false));
         let positions = LargeListArray::new(item.clone(), offsets, values, None);
         let schema = Arc::new(Schema::new(vec![
-            Field::new("match_id", arrow_schema::DataType::UInt64, false),
+            Field::new("match_id", DataType::UInt64, false),
             Field::new("start", position_type.clone(), false),
             Field::new("end", position_type, false),
-            Field::new("positions", arrow_schema::DataType::LargeList(item), false),
+            Field::new("positions", DataType::LargeList(item), false),
         ]));
         let columns: Vec<ArrayRef> = vec![Arc::new(ids), Arc::new(starts), Arc::new(ends), Arc::new(positions)];
         RecordBatch::try_new(schema, columns).expect("columns match the schema")
