@@ -68,7 +68,16 @@ pub struct CompiledQuery {
 impl CompiledQuery {
     /// Compiles `text` (optionally preceded by `CREATE STREAM` declarations) against
     /// the declarations in `schema`, if any.
+    ///
+    /// The passes are recursive over the syntax tree, whose size is bounded by
+    /// [`ceql_syntax::MAX_DEPTH`] and [`ceql_syntax::MAX_NESTING`]; they run on a
+    /// thread of their own with [`COMPILE_STACK_BYTES`] of stack, so that compiling
+    /// is as safe on a 256 KiB Python or Spark thread as on the main thread.
     pub fn compile(text: &str, schema: Option<&str>, options: CompileOptions) -> Result<CompiledQuery, CompileError> {
+        on_compile_stack(move || Self::compile_here(text, schema, options))
+    }
+
+    fn compile_here(text: &str, schema: Option<&str>, options: CompileOptions) -> Result<CompiledQuery, CompileError> {
         let parsed = ceql_syntax::parse_query_text(text).map_err(|d| CompileError::new(d, text, "query"))?;
         let mut decls = Vec::new();
         if let Some(s) = schema {
@@ -79,8 +88,7 @@ impl CompiledQuery {
         decls.extend(parsed.streams.iter().cloned());
         let opts = CheckOptions { compat_ignore_strategy: options.compat_ignore_strategy };
         let plan = analyze(&parsed.query, &decls, opts).map_err(|d| CompileError::new(d, text, "query"))?;
-        let (mut cea, mut table) = build_cea(&plan.pattern, &plan.schema, &plan.projection)
-            .map_err(|d| CompileError::new(d, text, "query"))?;
+        let (mut cea, mut table) = build_cea(&plan).map_err(|d| CompileError::new(d, text, "query"))?;
         let strategy = match plan.strategy {
             Strategy::All | Strategy::Any => StrategyKind::All,
             Strategy::Strict => {
@@ -204,6 +212,30 @@ impl CompiledQuery {
     /// Display name of a type.
     pub fn type_name(&self, t: TypeId) -> String {
         self.plan.schema.type_display(t)
+    }
+}
+
+/// Stack of the thread that compiles a query: enough for the recursive passes over
+/// the deepest syntax tree the parser accepts, in debug builds too. It is address
+/// space, not memory: pages are only touched as deep as a query actually goes.
+pub const COMPILE_STACK_BYTES: usize = 64 << 20;
+
+/// Runs `f` on a fresh thread with [`COMPILE_STACK_BYTES`] of stack (panics are
+/// passed on). If no thread can be started, `f` runs on the caller's thread.
+fn on_compile_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    let job = std::sync::Mutex::new(Some(f));
+    let run = || job.lock().unwrap_or_else(|e| e.into_inner()).take().map(|f| f());
+    let spawned = std::thread::scope(|scope| {
+        let handle = std::thread::Builder::new()
+            .name("ceql-compile".into())
+            .stack_size(COMPILE_STACK_BYTES)
+            .spawn_scoped(scope, run)
+            .ok()?;
+        Some(handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    });
+    match spawned.flatten() {
+        Some(result) => result,
+        None => run().expect("the job runs once: the thread that would have run it never started"),
     }
 }
 

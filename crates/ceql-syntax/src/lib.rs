@@ -12,10 +12,12 @@
 pub mod ast;
 pub mod diagnostic;
 mod display;
+pub mod limits;
 mod parser;
 pub mod span;
 
 pub use diagnostic::{Diagnostic, Severity};
 pub use display::{cel_to_string, pred_to_string, query_to_string};
+pub use limits::{MAX_DEPTH, MAX_NESTING};
 pub use parser::{parse_query_text, parse_schema};
 pub use span::{Location, Span};

@@ -8,10 +8,18 @@ use ceql_syntax::Diagnostic;
 /// Adds a W0401 warning for every sequencing whose sides share an `AS` name bound
 /// outside any `+`.
 pub(super) fn safety(c: &Cel, warnings: &mut Vec<Diagnostic>) {
+    vdef_plus(c, warnings);
+}
+
+/// `AS` names bound outside any `+` in `c`, computed bottom-up in one pass (a chain of
+/// n sequencings costs O(n) lists, not O(n²) recomputations), while warning about
+/// every sequencing inside `c` whose sides share one.
+fn vdef_plus<'a>(c: &'a Cel, warnings: &mut Vec<Diagnostic>) -> Vec<&'a Ident> {
     match &c.kind {
         CelKind::Seq(a, b) | CelKind::Contiguous(a, b) => {
-            let left = vdef_plus(a);
-            for x in vdef_plus(b) {
+            let mut left = vdef_plus(a, warnings);
+            let right = vdef_plus(b, warnings);
+            for x in &right {
                 if left.iter().any(|l| l.name == x.name) {
                     warnings.push(
                         Diagnostic::warning("W0401", format!("`{}` may capture events on both sides of the sequence", x.name), x.span)
@@ -21,34 +29,24 @@ pub(super) fn safety(c: &Cel, warnings: &mut Vec<Diagnostic>) {
                     );
                 }
             }
-            safety(a, warnings);
-            safety(b, warnings);
+            left.extend(right);
+            left
         }
         CelKind::Or(a, b) => {
-            safety(a, warnings);
-            safety(b, warnings);
+            let mut v = vdef_plus(a, warnings);
+            v.extend(vdef_plus(b, warnings));
+            v
         }
-        CelKind::As(x, _) | CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => {
-            safety(x, warnings)
-        }
-        CelKind::Atom(_) | CelKind::Not(_) => {}
-    }
-}
-
-/// `AS` names bound outside any `+`.
-fn vdef_plus(c: &Cel) -> Vec<&Ident> {
-    match &c.kind {
         CelKind::As(x, name) => {
-            let mut v = vdef_plus(x);
+            let mut v = vdef_plus(x, warnings);
             v.push(name);
             v
         }
-        CelKind::Filter(x, _) => vdef_plus(x),
-        CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) => {
-            let mut v = vdef_plus(a);
-            v.extend(vdef_plus(b));
-            v
+        CelKind::Filter(x, _) => vdef_plus(x, warnings),
+        CelKind::Plus(x) | CelKind::ContiguousPlus(x) => {
+            vdef_plus(x, warnings);
+            Vec::new()
         }
-        CelKind::Plus(_) | CelKind::ContiguousPlus(_) | CelKind::Atom(_) | CelKind::Not(_) => Vec::new(),
+        CelKind::Atom(_) | CelKind::Not(_) => Vec::new(),
     }
 }

@@ -170,6 +170,10 @@ pub struct Plan {
     pub vars: Variables,
     /// The resolved `WHERE` formula.
     pub pattern: RCel,
+    /// Span of the `WHERE` formula in the query text.
+    pub pattern_span: Span,
+    /// The compiled regular expressions of its `LIKE` tests.
+    pub regexes: crate::predicate::Regexes,
     /// The `SELECT` projection.
     pub projection: Projection,
     /// The selection strategy.
@@ -199,7 +203,7 @@ pub struct CheckOptions {
 pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions) -> Result<Plan, Diagnostic> {
     let mut warnings = Vec::new();
     // Literals (E0101): regular expressions of LIKE, before any name or type check.
-    typing::check_like_patterns(&query.pattern)?;
+    let regexes = typing::check_like_patterns(&query.pattern)?;
     // Names (E02xx), including the clause-level names of PARTITION BY and WITHIN.
     let resolved = names::resolve(query, decls)?;
     let window = clauses::window(query, &resolved.schema)?;
@@ -242,6 +246,8 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
         schema: resolved.schema,
         vars: resolved.vars,
         pattern: resolved.pattern,
+        pattern_span: query.pattern.span,
+        regexes,
         projection: resolved.projection,
         strategy,
         strategy_span: query.strategy_span,

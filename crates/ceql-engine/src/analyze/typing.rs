@@ -4,6 +4,7 @@
 //! caught here; the rest is checked on each event.
 
 use super::Resolved;
+use crate::predicate::Regexes;
 use crate::schema::{Schema, TypeId};
 use crate::value::{AttrType, TypeKind};
 use ceql_syntax::ast::{self, Cel, CelKind, CmpOp, Expr, ExprKind, Filter, Literal, Pred, ValueSet};
@@ -11,8 +12,8 @@ use ceql_syntax::{Diagnostic, Span};
 
 /// Calls `f(span, pred)` for every filter term `x[P]` of the formula, including
 /// those inside `NOT(...)`.
-pub(crate) fn for_each_filter_term(c: &Cel, f: &mut dyn FnMut(Span, &Pred)) {
-    fn filter(fl: &Filter, f: &mut dyn FnMut(Span, &Pred)) {
+pub(crate) fn for_each_filter_term<'a>(c: &'a Cel, f: &mut dyn FnMut(Span, &'a Pred)) {
+    fn filter<'a>(fl: &'a Filter, f: &mut dyn FnMut(Span, &'a Pred)) {
         match fl {
             Filter::Var { pred, span, .. } => f(*span, pred),
             Filter::And(a, b) | Filter::Or(a, b) => {
@@ -68,33 +69,25 @@ pub(crate) fn for_each_attr(p: &Pred, f: &mut dyn FnMut(&ast::Ident)) {
     }
 }
 
-/// E0101: every `LIKE` pattern must be a valid regular expression. Checked before
-/// names and types, like the other literal errors.
-pub(super) fn check_like_patterns(pattern: &Cel) -> Result<(), Diagnostic> {
-    fn walk(p: &Pred) -> Result<(), Diagnostic> {
+/// E0101: every `LIKE` pattern must be a valid regular expression, and all of
+/// them together must fit the query's regular-expression budget. Checked before
+/// names and types, like the other literal errors; the compiled expressions are
+/// kept for the predicates.
+pub(super) fn check_like_patterns(pattern: &Cel) -> Result<Regexes, Diagnostic> {
+    fn walk<'a>(p: &'a Pred, out: &mut Vec<(&'a str, Span)>) {
         match p {
             Pred::And(a, b) | Pred::Or(a, b) => {
-                walk(a)?;
-                walk(b)
+                walk(a, out);
+                walk(b, out);
             }
-            Pred::Not(a, _) => walk(a),
-            Pred::Like { pattern, pattern_span, .. } => regex::Regex::new(pattern).map(|_| ()).map_err(|err| {
-                let detail = match err {
-                    regex::Error::Syntax(s) => s.lines().last().unwrap_or("").trim().to_string(),
-                    other => other.to_string(),
-                };
-                Diagnostic::error("E0101", format!("invalid regular expression: {detail}"), *pattern_span)
-            }),
-            _ => Ok(()),
+            Pred::Not(a, _) => walk(a, out),
+            Pred::Like { pattern, pattern_span, .. } => out.push((pattern.as_str(), *pattern_span)),
+            _ => {}
         }
     }
-    let mut result = Ok(());
-    for_each_filter_term(pattern, &mut |_, pred| {
-        if result.is_ok() {
-            result = walk(pred);
-        }
-    });
-    result
+    let mut patterns = Vec::new();
+    for_each_filter_term(pattern, &mut |_, pred| walk(pred, &mut patterns));
+    Regexes::compile(patterns)
 }
 
 /// Type-checks every filter of the query.

@@ -7,9 +7,9 @@
 //! `FILTER θ1 OR θ2` duplicates `ψ` (§5.1).
 
 use super::{Cea, Guard, StateId, Term, Transition};
-use crate::analyze::{AtomEdge, Projection, RCel, RFilter, VarId};
+use crate::analyze::{AtomEdge, Plan, Projection, RCel, RFilter, VarId};
 use crate::bitset::BitSet;
-use crate::predicate::{compile_pred, AttrResolver, AttrSlot, PredIr};
+use crate::predicate::{compile_pred, AttrResolver, AttrSlot, PredIr, Regexes};
 use crate::schema::{Schema, TypeId};
 use ceql_syntax::{ast, Diagnostic};
 use std::collections::HashMap;
@@ -42,12 +42,12 @@ impl PredTable {
     }
 
     /// The bit of predicate `p` for type `ty`; structurally equal predicates share a bit.
-    fn bit(&mut self, schema: &Schema, ty: TypeId, p: &ast::Pred) -> Result<u32, Diagnostic> {
+    fn bit(&mut self, schema: &Schema, regexes: &Regexes, ty: TypeId, p: &ast::Pred) -> Result<u32, Diagnostic> {
         let key = (ty, ceql_syntax::pred_to_string(p));
         if let Some(&b) = self.keys.get(&key) {
             return Ok(b);
         }
-        let ir = compile_pred(p, &mut Resolver { table: self, schema, ty })?;
+        let ir = compile_pred(p, &mut Resolver { table: self, schema, ty }, regexes)?;
         let list = &mut self.per_type[ty as usize];
         list.push(ir);
         let b = (list.len() - 1) as u32;
@@ -97,6 +97,10 @@ struct Sub {
     trans: Vec<Tr>,
     init: Vec<u32>,
     fin: Vec<u32>,
+    /// Indices in `trans` of the transitions that enter a state of `fin`: the
+    /// constructions copy exactly these, and finding them without a scan keeps a
+    /// chain of n operators linear in n instead of quadratic.
+    into_fin: Vec<usize>,
 }
 
 impl Sub {
@@ -110,18 +114,55 @@ impl Sub {
         self
     }
 
-    fn enters_final(&self, t: &Tr) -> bool {
-        self.fin.contains(&t.to)
+    /// The disjoint union of `self` and `other` (the `OR` construction).
+    fn union(self, other: Sub) -> Sub {
+        let other = other.shifted(self.n);
+        let offset = self.trans.len();
+        let mut into_fin = self.into_fin;
+        into_fin.extend(other.into_fin.iter().map(|i| i + offset));
+        Sub {
+            n: self.n + other.n,
+            trans: self.trans.into_iter().chain(other.trans).collect(),
+            init: self.init.into_iter().chain(other.init).collect(),
+            fin: self.fin.into_iter().chain(other.fin).collect(),
+            into_fin,
+        }
     }
 }
 
+/// Largest number of transitions a query's automaton may have while it is built
+/// (`FILTER θ1 OR θ2` duplicates the filtered formula, so nested disjunctive
+/// filters grow it exponentially): a query beyond it is refused with `E0102`
+/// instead of exhausting memory at compile time.
+pub const MAX_TRANSITIONS: usize = 1 << 20;
+
 struct Builder<'a> {
     schema: &'a Schema,
+    regexes: &'a Regexes,
     preds: PredTable,
+    /// Span of the whole formula (the caret of a too-large automaton).
+    span: ceql_syntax::Span,
 }
 
 impl Builder<'_> {
     fn sub(&mut self, c: &RCel) -> Result<Sub, Diagnostic> {
+        let s = self.sub_unchecked(c)?;
+        if s.trans.len() > MAX_TRANSITIONS {
+            return Err(self.too_large());
+        }
+        Ok(s)
+    }
+
+    fn too_large(&self) -> Diagnostic {
+        Diagnostic::error(
+            "E0102",
+            format!("the formula's automaton would have more than {MAX_TRANSITIONS} transitions"),
+            self.span,
+        )
+        .with_label("each `FILTER ... OR ...` duplicates the formula it filters; use one predicate with OR inside")
+    }
+
+    fn sub_unchecked(&mut self, c: &RCel) -> Result<Sub, Diagnostic> {
         Ok(match c {
             RCel::Atom(edges) => atom(edges),
             RCel::Not(edges, filters) => {
@@ -142,6 +183,7 @@ impl Builder<'_> {
                     trans: vec![Tr { from: 0, guard: G::Neg(terms), vars: BitSet::new(), to: 1 }],
                     init: vec![0],
                     fin: vec![1],
+                    into_fin: vec![0],
                 }
             }
             RCel::As(x, v) => {
@@ -159,18 +201,18 @@ impl Builder<'_> {
             }
             RCel::Or(a, b) => {
                 let a = self.sub(a)?;
-                let b = self.sub(b)?.shifted(a.n);
-                Sub {
-                    n: a.n + b.n,
-                    trans: a.trans.into_iter().chain(b.trans).collect(),
-                    init: a.init.into_iter().chain(b.init).collect(),
-                    fin: a.fin.into_iter().chain(b.fin).collect(),
-                }
+                a.union(self.sub(b)?)
             }
             RCel::Seq(a, b) => self.sequence(a, b, true)?,
             RCel::Contiguous(a, b) => self.sequence(a, b, false)?,
-            RCel::Plus(x) => iterate(self.sub(x)?, true),
-            RCel::ContiguousPlus(x) => iterate(self.sub(x)?, false),
+            // An iteration of an iteration is the outer one (`(ψ+)+ = ψ+`, and
+            // `(ψ:+):+ = ψ:+`; any other mix is `ψ+`): building each level would
+            // copy the body's final-entering transitions again, quadratically
+            // for a chain like `A+++…+`.
+            RCel::Plus(_) | RCel::ContiguousPlus(_) => {
+                let (body, contiguous) = innermost_iteration(c);
+                iterate(self.sub(body)?, !contiguous)
+            }
         })
     }
 
@@ -178,10 +220,11 @@ impl Builder<'_> {
     fn sequence(&mut self, a: &RCel, b: &RCel, skip: bool) -> Result<Sub, Diagnostic> {
         let a = self.sub(a)?;
         let b = self.sub(b)?.shifted(a.n);
-        let mut trans = a.trans.clone();
-        for t in a.trans.iter().filter(|t| a.enters_final(t)) {
+        let mut trans = a.trans;
+        for i in a.into_fin {
             for &q in &b.init {
-                trans.push(Tr { to: q, ..t.clone() });
+                let copy = Tr { to: q, ..trans[i].clone() };
+                trans.push(copy);
             }
         }
         if skip {
@@ -189,8 +232,10 @@ impl Builder<'_> {
                 trans.push(Tr { from: q, guard: G::True, vars: BitSet::new(), to: q });
             }
         }
+        let offset = trans.len();
         trans.extend(b.trans);
-        Ok(Sub { n: a.n + b.n, trans, init: a.init, fin: b.fin })
+        let into_fin = b.into_fin.iter().map(|i| i + offset).collect();
+        Ok(Sub { n: a.n + b.n, trans, init: a.init, fin: b.fin, into_fin })
     }
 
     /// Pushes a filter down to the transitions that bind its variable.
@@ -202,14 +247,11 @@ impl Builder<'_> {
                 self.filter(s, b)?
             }
             RFilter::Or(a, b) => {
-                let left = self.filter(s.clone(), a)?;
-                let right = self.filter(s, b)?.shifted(left.n);
-                Sub {
-                    n: left.n + right.n,
-                    trans: left.trans.into_iter().chain(right.trans).collect(),
-                    init: left.init.into_iter().chain(right.init).collect(),
-                    fin: left.fin.into_iter().chain(right.fin).collect(),
+                if 2 * s.trans.len() > MAX_TRANSITIONS {
+                    return Err(self.too_large());
                 }
+                let left = self.filter(s.clone(), a)?;
+                left.union(self.filter(s, b)?)
             }
         })
     }
@@ -220,7 +262,7 @@ impl Builder<'_> {
                 let G::Pos(term) = &mut t.guard else {
                     unreachable!("only atom transitions bind variables, and their guards are positive")
                 };
-                let bit = self.preds.bit(self.schema, term.ty, pred)?;
+                let bit = self.preds.bit(self.schema, self.regexes, term.ty, pred)?;
                 if let Err(i) = term.bits.binary_search(&bit) {
                     term.bits.insert(i, bit);
                 }
@@ -230,54 +272,79 @@ impl Builder<'_> {
     }
 }
 
+/// The body under a chain of directly nested iterations, and whether every one of
+/// them is contiguous (`:+`).
+fn innermost_iteration(mut c: &RCel) -> (&RCel, bool) {
+    let mut contiguous = true;
+    loop {
+        match c {
+            RCel::Plus(x) => {
+                contiguous = false;
+                c = x;
+            }
+            RCel::ContiguousPlus(x) => c = x,
+            body => return (body, contiguous),
+        }
+    }
+}
+
 fn atom(edges: &[AtomEdge]) -> Sub {
-    let trans = edges
+    let trans: Vec<Tr> = edges
         .iter()
         .map(|e| Tr { from: 0, guard: G::Pos(Term { ty: e.ty, bits: Vec::new() }), vars: e.vars.clone(), to: 1 })
         .collect();
-    Sub { n: 2, trans, init: vec![0], fin: vec![1] }
+    let into_fin = (0..trans.len()).collect();
+    Sub { n: 2, trans, init: vec![0], fin: vec![1], into_fin }
 }
 
 /// `ψ+` (with the skip loop on the fresh state `h`) or `ψ:+` (without).
 fn iterate(s: Sub, skip: bool) -> Sub {
     let h = s.n;
+    let is_init = membership(s.n as usize, &s.init);
+    let is_fin = membership(s.n as usize, &s.fin);
     let out: Vec<Tr> =
-        s.trans.iter().filter(|t| s.init.contains(&t.from)).map(|t| Tr { from: h, ..t.clone() }).collect();
-    let into_h: Vec<Tr> =
-        s.trans.iter().chain(out.iter()).filter(|t| s.enters_final(t)).map(|t| Tr { to: h, ..t.clone() }).collect();
+        s.trans.iter().filter(|t| is_init[t.from as usize]).map(|t| Tr { from: h, ..t.clone() }).collect();
+    let out_fin: Vec<usize> = (0..out.len()).filter(|&i| is_fin[out[i].to as usize]).collect();
+    let into_h: Vec<Tr> = s
+        .into_fin
+        .iter()
+        .map(|&i| &s.trans[i])
+        .chain(out_fin.iter().map(|&i| &out[i]))
+        .map(|t| Tr { to: h, ..t.clone() })
+        .collect();
+    let mut into_fin = s.into_fin;
+    into_fin.extend(out_fin.iter().map(|i| i + s.trans.len()));
     let mut trans = s.trans;
     trans.extend(out);
     trans.extend(into_h);
     if skip {
         trans.push(Tr { from: h, guard: G::True, vars: BitSet::new(), to: h });
     }
-    Sub { n: h + 1, trans, init: s.init, fin: s.fin }
+    Sub { n: h + 1, trans, init: s.init, fin: s.fin, into_fin }
 }
 
 /// Builds the CEA of a resolved formula: the construction of §5.4, a fresh initial
 /// state `q0` (state 0), trimming of states that are unreachable or cannot reach a
 /// final state, and output marks for `projection`.
-pub fn build_cea(pattern: &RCel, schema: &Schema, projection: &Projection) -> Result<(Cea, PredTable), Diagnostic> {
-    let mut b = Builder { schema, preds: PredTable::new(schema.types.len()) };
-    let s = b.sub(pattern)?;
+pub fn build_cea(plan: &Plan) -> Result<(Cea, PredTable), Diagnostic> {
+    let (schema, projection) = (&plan.schema, &plan.projection);
+    let mut b =
+        Builder { schema, regexes: &plan.regexes, preds: PredTable::new(schema.types.len()), span: plan.pattern_span };
+    let s = b.sub(&plan.pattern)?;
     // Top level: q0 gets a copy of every transition leaving an initial state.
     let q0 = s.n;
-    let mut trans = s.trans.clone();
-    trans.extend(s.trans.iter().filter(|t| s.init.contains(&t.from)).map(|t| Tr { from: q0, ..t.clone() }));
     let n = (s.n + 1) as usize;
-    let is_final: Vec<bool> = (0..n as u32).map(|q| s.fin.contains(&q)).collect();
+    let is_init = membership(n, &s.init);
+    let is_final = membership(n, &s.fin);
+    let mut trans = s.trans;
+    let starts: Vec<Tr> =
+        trans.iter().filter(|t| is_init[t.from as usize]).map(|t| Tr { from: q0, ..t.clone() }).collect();
+    trans.extend(starts);
 
     // Trim: keep states reachable from q0 that can reach a final state.
-    let reach = closure(n, q0, &trans, |t| (t.from, t.to));
-    let mut coreach = vec![false; n];
-    for (q, &f) in is_final.iter().enumerate() {
-        if f && !coreach[q] {
-            let r = closure(n, q as u32, &trans, |t| (t.to, t.from));
-            for (c, x) in coreach.iter_mut().zip(r) {
-                *c |= x;
-            }
-        }
-    }
+    let reach = closure(n, &[q0], &trans, |t| (t.from, t.to));
+    let finals_list: Vec<u32> = (0..n as u32).filter(|&q| is_final[q as usize]).collect();
+    let coreach = closure(n, &finals_list, &trans, |t| (t.to, t.from));
     let mut new_id = vec![u32::MAX; n];
     new_id[q0 as usize] = 0;
     let mut next = 1;
@@ -337,18 +404,38 @@ pub fn build_cea(pattern: &RCel, schema: &Schema, projection: &Projection) -> Re
     Ok((Cea { num_states, finals, out, guards }, b.preds))
 }
 
-fn closure(n: usize, start: u32, trans: &[Tr], edge: impl Fn(&Tr) -> (u32, u32)) -> Vec<bool> {
+/// The states reachable from `starts` along `edge` (a breadth-first search over
+/// adjacency lists: linear in the automaton's size).
+fn closure(n: usize, starts: &[u32], trans: &[Tr], edge: impl Fn(&Tr) -> (u32, u32)) -> Vec<bool> {
+    let mut adjacent: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for t in trans {
+        let (a, b) = edge(t);
+        adjacent[a as usize].push(b);
+    }
     let mut seen = vec![false; n];
-    seen[start as usize] = true;
-    let mut stack = vec![start];
+    let mut stack = Vec::new();
+    for &s in starts {
+        if !seen[s as usize] {
+            seen[s as usize] = true;
+            stack.push(s);
+        }
+    }
     while let Some(p) = stack.pop() {
-        for t in trans {
-            let (a, b) = edge(t);
-            if a == p && !seen[b as usize] {
+        for &b in &adjacent[p as usize] {
+            if !seen[b as usize] {
                 seen[b as usize] = true;
                 stack.push(b);
             }
         }
     }
     seen
+}
+
+/// `set` as a membership vector over states `0..n`.
+fn membership(n: usize, set: &[u32]) -> Vec<bool> {
+    let mut v = vec![false; n];
+    for &q in set {
+        v[q as usize] = true;
+    }
+    v
 }

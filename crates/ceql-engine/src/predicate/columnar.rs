@@ -48,19 +48,27 @@ impl Tri {
 /// `None` when it must be evaluated row by row.
 pub(crate) fn eval_batch(p: &PredIr, columns: &[Column<'_>], rows: usize) -> Option<Tri> {
     Some(match p {
-        PredIr::And(a, b) => {
-            let (mut x, y) = (eval_batch(a, columns, rows)?, eval_batch(b, columns, rows)?);
-            for i in 0..x.t.len() {
-                x.t[i] &= y.t[i];
-                x.f[i] |= y.f[i];
+        PredIr::And(items) => {
+            let (first, rest) = items.split_first()?;
+            let mut x = eval_batch(first, columns, rows)?;
+            for item in rest {
+                let y = eval_batch(item, columns, rows)?;
+                for i in 0..x.t.len() {
+                    x.t[i] &= y.t[i];
+                    x.f[i] |= y.f[i];
+                }
             }
             x
         }
-        PredIr::Or(a, b) => {
-            let (mut x, y) = (eval_batch(a, columns, rows)?, eval_batch(b, columns, rows)?);
-            for i in 0..x.t.len() {
-                x.t[i] |= y.t[i];
-                x.f[i] &= y.f[i];
+        PredIr::Or(items) => {
+            let (first, rest) = items.split_first()?;
+            let mut x = eval_batch(first, columns, rows)?;
+            for item in rest {
+                let y = eval_batch(item, columns, rows)?;
+                for i in 0..x.t.len() {
+                    x.t[i] |= y.t[i];
+                    x.f[i] &= y.f[i];
+                }
             }
             x
         }

@@ -1,6 +1,6 @@
 //! AST predicate → [`PredIr`] for one event type.
 
-use super::{AttrSlot, ExprIr, PredIr, SetIr};
+use super::{AttrSlot, ExprIr, PredIr, Regexes, SetIr};
 use crate::value::Value;
 use ceql_syntax::ast::{Expr, ExprKind, Literal, Pred, ValueSet};
 use ceql_syntax::Diagnostic;
@@ -13,23 +13,74 @@ pub trait AttrResolver {
     fn resolve(&mut self, name: &str) -> Option<AttrSlot>;
 }
 
-/// Compiles a predicate. Fails only on an invalid `LIKE` pattern (E0101).
-pub fn compile_pred(p: &Pred, attrs: &mut dyn AttrResolver) -> Result<PredIr, Diagnostic> {
-    Ok(match p {
-        Pred::And(a, b) => PredIr::And(Box::new(compile_pred(a, attrs)?), Box::new(compile_pred(b, attrs)?)),
-        Pred::Or(a, b) => PredIr::Or(Box::new(compile_pred(a, attrs)?), Box::new(compile_pred(b, attrs)?)),
-        Pred::Not(a, _) => PredIr::Not(Box::new(compile_pred(a, attrs)?)),
-        Pred::Cmp { lhs, op, rhs, .. } => PredIr::Cmp(*op, expr(lhs, attrs), expr(rhs, attrs)),
-        Pred::Like { expr: e, pattern, pattern_span, .. } => {
-            let re = regex::Regex::new(pattern).map_err(|err| {
-                let detail = match err {
-                    regex::Error::Syntax(s) => s.lines().last().unwrap_or("").trim().to_string(),
-                    other => other.to_string(),
-                };
-                Diagnostic::error("E0101", format!("invalid regular expression: {detail}"), *pattern_span)
-            })?;
-            PredIr::Like(expr(e, attrs), Arc::new(re))
+/// Deepest predicate IR (after `AND`/`OR` chains are flattened) the compiler
+/// accepts: predicates are evaluated recursively on the caller's thread for every
+/// event, which may be a 256 KiB Python or Spark thread.
+pub const MAX_PREDICATE_DEPTH: usize = 200;
+
+/// Compiles a predicate. Fails on an invalid `LIKE` pattern (E0101) and on a
+/// predicate nested deeper than [`MAX_PREDICATE_DEPTH`] (E0102).
+pub fn compile_pred(p: &Pred, attrs: &mut dyn AttrResolver, regexes: &Regexes) -> Result<PredIr, Diagnostic> {
+    let ir = compile_node(p, attrs, regexes)?;
+    if ir.depth() > MAX_PREDICATE_DEPTH {
+        return Err(Diagnostic::error(
+            "E0102",
+            format!("predicate too deeply nested: more than {MAX_PREDICATE_DEPTH} levels of operators"),
+            pred_span(p),
+        )
+        .with_label("split it, or use IN {...} for long lists of alternatives"));
+    }
+    Ok(ir)
+}
+
+/// The span of a predicate's text (its first operand to its last).
+fn pred_span(p: &Pred) -> ceql_syntax::Span {
+    match p {
+        Pred::And(a, b) | Pred::Or(a, b) => pred_span(a).to(pred_span(b)),
+        Pred::Not(a, kw) => kw.to(pred_span(a)),
+        Pred::Cmp { lhs, rhs, .. } => lhs.span.to(rhs.span),
+        Pred::Like { expr, pattern_span, .. } => expr.span.to(*pattern_span),
+        Pred::InSet { expr, op_span, .. } => expr.span.to(*op_span),
+        Pred::InRange { expr, hi, .. } => expr.span.to(hi.span),
+        Pred::Bool(e) => e.span,
+    }
+}
+
+/// The operands of a chain of `AND` (`and = true`) or `OR` rooted at `p`, left to
+/// right, collected without recursing along the chain.
+fn chain<'a>(p: &'a Pred, and: bool) -> Vec<&'a Pred> {
+    let mut operands = Vec::new();
+    let mut stack = vec![p];
+    while let Some(q) = stack.pop() {
+        match (q, and) {
+            (Pred::And(a, b), true) | (Pred::Or(a, b), false) => {
+                stack.push(b);
+                stack.push(a);
+            }
+            _ => operands.push(q),
         }
+    }
+    operands
+}
+
+fn compile_node(p: &Pred, attrs: &mut dyn AttrResolver, regexes: &Regexes) -> Result<PredIr, Diagnostic> {
+    Ok(match p {
+        Pred::And(..) => {
+            PredIr::And(chain(p, true).into_iter().map(|q| compile_node(q, attrs, regexes)).collect::<Result<_, _>>()?)
+        }
+        Pred::Or(..) => {
+            PredIr::Or(chain(p, false).into_iter().map(|q| compile_node(q, attrs, regexes)).collect::<Result<_, _>>()?)
+        }
+        Pred::Not(a, _) => PredIr::Not(Box::new(compile_node(a, attrs, regexes)?)),
+        Pred::Cmp { lhs, op, rhs, .. } => PredIr::Cmp(*op, expr(lhs, attrs), expr(rhs, attrs)),
+        Pred::Like { expr: e, pattern, pattern_span, .. } => match regexes.get(pattern) {
+            Some(re) => PredIr::Like(expr(e, attrs), re),
+            // Patterns not compiled by the analysis (a predicate built on its own).
+            None => PredIr::Like(
+                expr(e, attrs),
+                Regexes::compile([(pattern.as_str(), *pattern_span)])?.get(pattern).expect("just compiled"),
+            ),
+        },
         Pred::InSet { expr: e, set, negated, .. } => PredIr::InSet(expr(e, attrs), Arc::new(set_ir(set)), *negated),
         Pred::InRange { expr: e, lo, hi, .. } => PredIr::InRange(expr(e, attrs), expr(lo, attrs), expr(hi, attrs)),
         Pred::Bool(e) => PredIr::Bool(expr(e, attrs)),

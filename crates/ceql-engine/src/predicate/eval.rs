@@ -68,23 +68,29 @@ fn from_value(v: &Value) -> V<'_> {
 /// Evaluates `p` on `row`.
 pub fn eval_pred<R: Row + ?Sized>(p: &PredIr, row: &R) -> Result<Option<bool>, Mismatch> {
     Ok(match p {
-        PredIr::And(a, b) => {
-            let l = eval_pred(a, row)?;
-            let r = eval_pred(b, row)?;
-            match (l, r) {
-                (Some(false), _) | (_, Some(false)) => Some(false),
-                (Some(true), Some(true)) => Some(true),
-                _ => None,
+        // Every operand is evaluated, left to right, so that a type error is reported
+        // whatever the other operands are (as the columnar path does).
+        PredIr::And(items) => {
+            let mut acc = Some(true);
+            for item in items {
+                acc = match (acc, eval_pred(item, row)?) {
+                    (Some(false), _) | (_, Some(false)) => Some(false),
+                    (Some(true), Some(true)) => Some(true),
+                    _ => None,
+                };
             }
+            acc
         }
-        PredIr::Or(a, b) => {
-            let l = eval_pred(a, row)?;
-            let r = eval_pred(b, row)?;
-            match (l, r) {
-                (Some(true), _) | (_, Some(true)) => Some(true),
-                (Some(false), Some(false)) => Some(false),
-                _ => None,
+        PredIr::Or(items) => {
+            let mut acc = Some(false);
+            for item in items {
+                acc = match (acc, eval_pred(item, row)?) {
+                    (Some(true), _) | (_, Some(true)) => Some(true),
+                    (Some(false), Some(false)) => Some(false),
+                    _ => None,
+                };
             }
+            acc
         }
         PredIr::Not(a) => eval_pred(a, row)?.map(|b| !b),
         PredIr::Cmp(op, l, r) => {
@@ -287,7 +293,7 @@ mod tests {
             ceql_syntax::ast::CelKind::Filter(_, ceql_syntax::ast::Filter::Var { pred, .. }) => pred,
             _ => unreachable!(),
         };
-        let ir = compile_pred(&p, &mut Slots(vec!["v", "w", "s"])).unwrap();
+        let ir = compile_pred(&p, &mut Slots(vec!["v", "w", "s"]), &crate::predicate::Regexes::default()).unwrap();
         eval_pred(&ir, row)
     }
 

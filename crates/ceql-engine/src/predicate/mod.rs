@@ -4,10 +4,12 @@
 pub(crate) mod columnar;
 mod compile;
 mod eval;
+mod regexes;
 
 pub use compile::{compile_pred, AttrResolver};
 pub(crate) use eval::describe as describe_value;
 pub use eval::{eval_pred, Mismatch, Row};
+pub use regexes::{Regexes, REGEX_BUDGET_BYTES};
 
 use crate::value::Value;
 use ceql_syntax::ast::{ArithOp, CmpOp};
@@ -19,10 +21,11 @@ pub type AttrSlot = u32;
 /// A compiled predicate.
 #[derive(Clone, Debug)]
 pub enum PredIr {
-    /// Kleene AND.
-    And(Box<PredIr>, Box<PredIr>),
-    /// Kleene OR.
-    Or(Box<PredIr>, Box<PredIr>),
+    /// Kleene AND of two or more operands (a chain `p AND q AND r` is one node, so
+    /// that evaluating it does not recurse once per operand).
+    And(Vec<PredIr>),
+    /// Kleene OR of two or more operands (one node per chain, as for `And`).
+    Or(Vec<PredIr>),
     /// NOT (UNKNOWN stays UNKNOWN).
     Not(Box<PredIr>),
     /// Comparison.
@@ -35,6 +38,30 @@ pub enum PredIr {
     InRange(ExprIr, ExprIr, ExprIr),
     /// A boolean expression.
     Bool(ExprIr),
+}
+
+impl PredIr {
+    /// Levels of nested operators (a leaf test counts its operand expressions).
+    pub fn depth(&self) -> usize {
+        1 + match self {
+            PredIr::And(items) | PredIr::Or(items) => items.iter().map(PredIr::depth).max().unwrap_or(0),
+            PredIr::Not(p) => p.depth(),
+            PredIr::Cmp(_, a, b) => a.depth().max(b.depth()),
+            PredIr::Like(e, _) | PredIr::InSet(e, _, _) | PredIr::Bool(e) => e.depth(),
+            PredIr::InRange(e, lo, hi) => e.depth().max(lo.depth()).max(hi.depth()),
+        }
+    }
+}
+
+impl ExprIr {
+    /// Levels of nested operators.
+    pub fn depth(&self) -> usize {
+        1 + match self {
+            ExprIr::Const(_) | ExprIr::Attr(_) => 0,
+            ExprIr::Neg(x) | ExprIr::Pos(x) => x.depth(),
+            ExprIr::Arith(_, a, b) => a.depth().max(b.depth()),
+        }
+    }
 }
 
 /// A compiled value expression.

@@ -138,8 +138,10 @@ fn describe(rule: Rule) -> &'static [&'static str] {
         cel_postfix => &["AS", "FILTER", "`+`", "`:+`"],
         cel_infix => &["`;`", "`:`", "OR"],
         filter | filter_and | filter_term | var_filter => &["filter `var[predicate]`"],
-        pred | pred_and | pred_not | negation | pred_atom | pred_cmp | pred_like | pred_in_set | pred_in_range
-        | pred_bool => &["predicate"],
+        pred | pred_and | pred_not | pred_atom | pred_test => &["predicate"],
+        cmp_tail => &["comparison operator"],
+        like_tail => &["LIKE"],
+        in_range_tail | in_set_tail => &["IN"],
         expr | e_mul | e_un | e_prim | add_op | mul_op | unary_op => &["expression"],
         select_list | select_item => &["`*`", "NONE", "variable"],
         strategy => &["ALL", "ANY", "NEXT", "LAST", "MAX", "STRICT"],

@@ -25,6 +25,7 @@ pub fn parse_query_text(source: &str) -> Result<QueryText, Diagnostic> {
     if source.trim().is_empty() {
         return Err(Diagnostic::error("E0100", "empty query text: expected SELECT", crate::Span::new(0, 0)));
     }
+    crate::limits::check_nesting(source)?;
     let mut pairs = CeqlParser::parse(Rule::query_text, source).map_err(|e| errors::from_pest(source, e))?;
     let root = pairs.next().expect("query_text always yields its root pair");
     let mut streams = Vec::new();
@@ -36,11 +37,14 @@ pub fn parse_query_text(source: &str) -> Result<QueryText, Diagnostic> {
             _ => {}
         }
     }
-    Ok(QueryText { streams, query: query.expect("grammar requires one query") })
+    let text = QueryText { streams, query: query.expect("grammar requires one query") };
+    crate::limits::check_depth(&text)?;
+    Ok(text)
 }
 
 /// Parses one or more `CREATE STREAM` declarations (the `schema=` text).
 pub fn parse_schema(source: &str) -> Result<Vec<StreamDecl>, Diagnostic> {
+    crate::limits::check_nesting(source)?;
     let mut pairs = CeqlParser::parse(Rule::schema_text, source).map_err(|e| errors::from_pest(source, e))?;
     let root = pairs.next().expect("schema_text always yields its root pair");
     root.into_inner().filter(|p| p.as_rule() == Rule::stream_decl).map(schema::stream_decl).collect()

@@ -47,35 +47,39 @@ fn pred_and(pair: Pair<'_>) -> Result<Pred, Diagnostic> {
 }
 
 fn pred_not(pair: Pair<'_>) -> Result<Pred, Diagnostic> {
-    let inner = pair.into_inner().next().expect("pred_not alternative");
-    match inner.as_rule() {
-        Rule::negation => {
-            let mut kw = Span::default();
-            let mut operand = None;
-            for q in inner.into_inner() {
-                match q.as_rule() {
-                    Rule::kw_not => kw = Span::of(&q),
-                    Rule::pred_not => operand = Some(pred_not(q)?),
-                    _ => {}
-                }
-            }
-            Ok(Pred::Not(Box::new(operand.expect("NOT operand")), kw))
+    // `NOT NOT ... atom`: the keywords are a repetition; fold them from the inside out.
+    let mut nots = Vec::new();
+    let mut operand = None;
+    for q in pair.into_inner() {
+        match q.as_rule() {
+            Rule::kw_not => nots.push(Span::of(&q)),
+            Rule::pred_atom => operand = Some(pred_atom(q)?),
+            _ => {}
         }
-        _ => pred_atom(inner),
     }
+    let mut p = operand.expect("NOT operand");
+    for kw in nots.into_iter().rev() {
+        p = Pred::Not(Box::new(p), kw);
+    }
+    Ok(p)
 }
 
 fn pred_atom(pair: Pair<'_>) -> Result<Pred, Diagnostic> {
     let inner = pair.into_inner().next().expect("pred_atom alternative");
-    let rule = inner.as_rule();
+    if inner.as_rule() == Rule::paren_pred {
+        return pred(inner.into_inner().find(|q| q.as_rule() == Rule::pred).expect("parenthesised predicate"));
+    }
+    let mut parts = inner.into_inner();
+    let operand = expr(parts.next().expect("tested expression"))?;
+    let Some(tail) = parts.next() else { return Ok(Pred::Bool(operand)) };
+    let rule = tail.as_rule();
     let mut exprs = Vec::new();
     let mut op = None;
     let mut op_span = Span::default();
     let mut negated = false;
     let mut pattern = None;
     let mut set = None;
-    let mut nested = None;
-    for q in inner.into_inner() {
+    for q in tail.into_inner() {
         match q.as_rule() {
             Rule::expr => exprs.push(expr(q)?),
             Rule::cmp_op => {
@@ -86,31 +90,23 @@ fn pred_atom(pair: Pair<'_>) -> Result<Pred, Diagnostic> {
             Rule::kw_not => negated = true,
             Rule::string => pattern = Some(string(q)),
             Rule::value_set => set = Some(value_set(q)?),
-            Rule::pred => nested = Some(pred(q)?),
             _ => {}
         }
     }
     let mut exprs = exprs.into_iter();
     let mut next_expr = || exprs.next().expect("operand");
     Ok(match rule {
-        Rule::pred_cmp => {
-            let lhs = next_expr();
-            let rhs = next_expr();
-            Pred::Cmp { lhs, op: op.expect("comparison operator"), rhs, op_span }
-        }
-        Rule::pred_like => {
+        Rule::cmp_tail => Pred::Cmp { lhs: operand, op: op.expect("comparison operator"), rhs: next_expr(), op_span },
+        Rule::like_tail => {
             let (pattern, pattern_span) = pattern.expect("LIKE pattern");
-            Pred::Like { expr: next_expr(), pattern, pattern_span, op_span }
+            Pred::Like { expr: operand, pattern, pattern_span, op_span }
         }
-        Rule::pred_in_set => Pred::InSet { expr: next_expr(), set: set.expect("IN set"), negated, op_span },
-        Rule::pred_in_range => {
-            let e = next_expr();
+        Rule::in_set_tail => Pred::InSet { expr: operand, set: set.expect("IN set"), negated, op_span },
+        _ => {
             let lo = next_expr();
             let hi = next_expr();
-            Pred::InRange { expr: e, lo, hi, op_span }
+            Pred::InRange { expr: operand, lo, hi, op_span }
         }
-        Rule::paren_pred => nested.expect("parenthesised predicate"),
-        _ => Pred::Bool(next_expr()),
     })
 }
 
@@ -201,20 +197,26 @@ fn e_mul(pair: Pair<'_>) -> Result<Expr, Diagnostic> {
 }
 
 fn e_un(pair: Pair<'_>) -> Result<Expr, Diagnostic> {
-    let span = Span::of(&pair);
-    let mut negate = None;
+    // `- + - prim`: the signs are a repetition; fold them from the inside out. Each
+    // unary node spans from its sign to the end of the operand.
+    let mut signs = Vec::new();
+    let mut operand = None;
     for q in pair.into_inner() {
         match q.as_rule() {
-            Rule::unary_op => negate = Some(q.into_inner().next().expect("sign").as_rule() == Rule::minus),
-            Rule::e_un => {
-                let operand = Box::new(e_un(q)?);
-                return Ok(Expr { kind: ExprKind::Unary { negate: negate.unwrap_or(false), operand }, span });
+            Rule::unary_op => {
+                let span = Span::of(&q);
+                signs.push((span, q.into_inner().next().expect("sign").as_rule() == Rule::minus));
             }
-            Rule::e_prim => return e_prim(q),
+            Rule::e_prim => operand = Some(e_prim(q)?),
             _ => {}
         }
     }
-    unreachable!("e_un is a signed operand or a primary")
+    let mut e = operand.expect("e_un has a primary");
+    for (sign, negate) in signs.into_iter().rev() {
+        let span = sign.to(e.span);
+        e = Expr { kind: ExprKind::Unary { negate, operand: Box::new(e) }, span };
+    }
+    Ok(e)
 }
 
 fn e_prim(pair: Pair<'_>) -> Result<Expr, Diagnostic> {
