@@ -407,6 +407,17 @@ impl Runtime {
     /// On a malformed row the error names its position; rows before it were processed.
     pub fn push_batch<P: Position>(&mut self, batch: &RecordBatch, out: &mut MatchBuffer<P>) -> Result<(), EventError> {
         let schema = batch.schema();
+        // Two columns of one name would be read as one (the first) by the engine and
+        // as the other by whatever shows the events: refuse the batch instead.
+        let mut names = std::collections::HashSet::with_capacity(schema.fields().len());
+        if let Some(dup) = schema.fields().iter().map(|f| f.name().as_str()).find(|n| !names.insert(*n)) {
+            return Err(EventError::new(
+                self.next_position(),
+                dup,
+                None,
+                format!("the input has two columns named `{dup}`; rename one of them"),
+            ));
+        }
         let col = |name: &str| schema.index_of(name).ok().map(|i| batch.column(i));
         let type_col = col("type")
             .ok_or_else(|| EventError::new(self.next_position(), "type", None, "the batch has no `type` column"))?;
@@ -461,23 +472,29 @@ impl Runtime {
             .min_by_key(|&(row, _, _)| row);
         let readable = bad.as_ref().map_or(rows, |&(row, _, _)| row);
         let mut memo = TargetMemo::new();
-        for row in 0..readable {
-            // Without a stream column (the common case) a type met before costs one
-            // memo read: by dictionary key, or by the name's slot.
-            let known = match (&streams, types.key(row)) {
-                (None, Some(k)) => memo.by_key.get(k).copied().flatten(),
-                (None, None) => types.get(row).and_then(|ty| memo.named(ty)),
-                (Some(_), _) => None,
-            };
-            let target = match known {
-                Some(target) => target,
-                None => self.target_of_row(&mut memo, &types, streams.as_ref(), row)?,
-            };
-            let pre = Precomputed { per_type: &per_type, row, declared_ok: &fits };
-            self.push_precomputed(target, &BatchRow { columns: &columns, row }, Some(&pre), out).map_err(|mut e| {
-                e.event_type = types.get(row).map(str::to_string);
-                e
-            })?;
+        // The state budget is checked between runs of rows, not per row.
+        for first in (0..readable).step_by(super::runtime::BUDGET_CHECK_ROWS) {
+            self.check_state_budget()?;
+            for row in first..readable.min(first + super::runtime::BUDGET_CHECK_ROWS) {
+                // Without a stream column (the common case) a type met before costs one
+                // memo read: by dictionary key, or by the name's slot.
+                let known = match (&streams, types.key(row)) {
+                    (None, Some(k)) => memo.by_key.get(k).copied().flatten(),
+                    (None, None) => types.get(row).and_then(|ty| memo.named(ty)),
+                    (Some(_), _) => None,
+                };
+                let target = match known {
+                    Some(target) => target,
+                    None => self.target_of_row(&mut memo, &types, streams.as_ref(), row)?,
+                };
+                let pre = Precomputed { per_type: &per_type, row, declared_ok: &fits };
+                self.push_precomputed(target, &BatchRow { columns: &columns, row }, Some(&pre), out).map_err(
+                    |mut e| {
+                        e.event_type = types.get(row).map(str::to_string);
+                        e
+                    },
+                )?;
+            }
         }
         if let Some((row, slot, msg)) = bad {
             let field = self.attribute_names()[slot].clone();

@@ -69,6 +69,9 @@ pub enum EventErrorKind {
     /// The event was processed, but memory for the complex events it completed
     /// could not be obtained (the output, unlike the state, grows with the answer).
     OutputMemory,
+    /// The evaluation's state (partitions, partial matches, determinization cache)
+    /// outgrew its budget; the message says which part and how to bound it.
+    StateMemory,
 }
 
 impl EventError {
@@ -95,6 +98,12 @@ impl EventError {
                  (WITHIN, LIMIT, CONSUME BY, a strategy) or consume it in smaller batches",
             )
         }
+    }
+
+    /// The evaluation's state outgrew its budget before the event at `position`
+    /// (which was not processed); `message` names the part and the remedy.
+    pub fn state_memory(position: u64, message: impl Into<String>) -> Self {
+        EventError { kind: EventErrorKind::StateMemory, ..EventError::new(position, "state", None, message) }
     }
 
     /// The event at `position` is beyond the largest position (`max`) the output

@@ -30,3 +30,33 @@ pub fn prefault_spare<T>(v: &mut Vec<T>) {
 /// Does nothing outside Linux.
 #[cfg(not(target_os = "linux"))]
 pub fn prefault_spare<T>(_: &mut Vec<T>) {}
+
+/// The default budget of one evaluation's state (partitions, partial matches and
+/// the determinization cache): half of the memory this process may use, that is
+/// half of the physical memory, or of the cgroup's limit when the process runs in
+/// a container with a smaller one. An evaluation that would outgrow it raises a
+/// memory error instead of being killed by the kernel; 4 GiB when neither can be read.
+pub fn default_state_budget() -> usize {
+    let physical = physical_memory();
+    let limit = cgroup_limit().map_or(physical, |c| physical.map_or(Some(c), |p| Some(p.min(c))));
+    limit.map_or(4 << 30, |bytes| bytes / 2)
+}
+
+#[cfg(target_os = "linux")]
+fn physical_memory() -> Option<usize> {
+    // SAFETY: sysconf only reads system configuration.
+    let (pages, size) = unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
+    (pages > 0 && size > 0).then(|| (pages as usize).saturating_mul(size as usize))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn physical_memory() -> Option<usize> {
+    None
+}
+
+/// The memory limit of the process's cgroup (v2, then v1), if one is set.
+fn cgroup_limit() -> Option<usize> {
+    ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"]
+        .iter()
+        .find_map(|path| std::fs::read_to_string(path).ok()?.trim().parse::<usize>().ok())
+}

@@ -28,7 +28,7 @@ pub enum KeySource {
     Declared(AttrSlot, AttrType),
     /// Declared schema: the type declares none of the group's attributes (no key).
     Missing,
-    /// Open schema: the first of these slots present in the event.
+    /// Open schema: the first of these slots the event has a non-NULL value for.
     FirstPresent(Vec<AttrSlot>),
 }
 

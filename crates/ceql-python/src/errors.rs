@@ -28,7 +28,7 @@ pub fn compile_error(py: Python<'_>, e: &CompileError) -> PyErr {
 pub fn event_error(py: Python<'_>, e: &EventError) -> PyErr {
     let factory = match e.kind {
         ceql_engine::EventErrorKind::Data => "_event_error",
-        ceql_engine::EventErrorKind::OutputMemory => "_memory_error",
+        ceql_engine::EventErrorKind::OutputMemory | ceql_engine::EventErrorKind::StateMemory => "_memory_error",
     };
     from_factory(py, factory, (e.position, e.field.clone(), e.event_type.clone(), e.message.clone(), e.to_string()))
 }

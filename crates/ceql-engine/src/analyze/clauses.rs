@@ -14,6 +14,9 @@ pub(super) fn window(query: &ast::Query, schema: &Schema) -> Result<WindowPlan, 
     match w {
         Window::Events { n, .. } => Ok(WindowPlan::Events(*n)),
         Window::Attribute { n, attr, span } => {
+            if let Some(d) = super::names::reserved_attribute("E0206", attr) {
+                return Err(d);
+            }
             if schema.declared {
                 for (ti, t) in schema.types.iter().enumerate() {
                     match t.attr_type(&attr.name) {
@@ -89,6 +92,9 @@ pub(super) fn partition(query: &ast::Query, schema: &Schema) -> Result<Vec<Vec<S
     for g in &query.partition_by {
         let mut names = Vec::new();
         for a in &g.attrs {
+            if let Some(d) = super::names::reserved_attribute("E0207", a) {
+                return Err(d);
+            }
             if schema.declared && !schema.types.iter().any(|t| t.attr_type(&a.name).is_some()) {
                 return Err(Diagnostic::error(
                     "E0207",

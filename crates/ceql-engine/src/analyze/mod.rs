@@ -94,13 +94,15 @@ pub enum RFilter {
     Or(Box<RFilter>, Box<RFilter>),
 }
 
-/// A CEL formula with resolved names.
+/// A CEL formula with resolved names. The constructs that create automaton states
+/// keep their span, so that the automaton can say which part of the query a state
+/// comes from (diagnostics, `explain`).
 #[derive(Clone, Debug)]
 pub enum RCel {
     /// An event type: one edge per captured `S>T`.
-    Atom(Vec<AtomEdge>),
+    Atom(Vec<AtomEdge>, Span),
     /// `NOT(T FILTER ...)`.
-    Not(Vec<AtomEdge>, Vec<RFilter>),
+    Not(Vec<AtomEdge>, Vec<RFilter>, Span),
     /// `ψ AS x`.
     As(Box<RCel>, VarId),
     /// `ψ FILTER θ`.
@@ -110,11 +112,11 @@ pub enum RCel {
     /// `ψ1 : ψ2`.
     Contiguous(Box<RCel>, Box<RCel>),
     /// `ψ1 OR ψ2`.
-    Or(Box<RCel>, Box<RCel>),
+    Or(Box<RCel>, Box<RCel>, Span),
     /// `ψ+`.
-    Plus(Box<RCel>),
+    Plus(Box<RCel>, Span),
     /// `ψ:+`.
-    ContiguousPlus(Box<RCel>),
+    ContiguousPlus(Box<RCel>, Span),
 }
 
 /// What `SELECT` keeps of each complex event (reference §3.5).

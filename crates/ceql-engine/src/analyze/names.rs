@@ -159,6 +159,9 @@ pub(crate) fn validate_declarations(decls: &[ast::StreamDecl]) -> Result<(), Dia
             let mut seen_attrs = HashSet::new();
             let mut times = 0;
             for a in &e.attrs {
+                if let Some(d) = reserved_attribute("E0209", &a.name) {
+                    return Err(d);
+                }
                 if !seen_attrs.insert(a.name.name.as_str()) {
                     return Err(Diagnostic::error(
                         "E0209",
@@ -271,11 +274,11 @@ struct Resolver<'a> {
 impl Resolver<'_> {
     fn cel(&mut self, c: &Cel) -> Result<RCel, Diagnostic> {
         Ok(match &c.kind {
-            CelKind::Atom(q) => RCel::Atom(self.atom(q)?),
+            CelKind::Atom(q) => RCel::Atom(self.atom(q)?, c.span),
             CelKind::Not(a) => {
                 let edges = self.atom(&a.name)?;
                 let filters = a.filters.iter().map(|f| self.filter(f)).collect::<Result<_, _>>()?;
-                RCel::Not(edges, filters)
+                RCel::Not(edges, filters, c.span)
             }
             CelKind::As(x, name) => {
                 let inner = self.cel(x)?;
@@ -288,9 +291,9 @@ impl Resolver<'_> {
             }
             CelKind::Seq(a, b) => RCel::Seq(Box::new(self.cel(a)?), Box::new(self.cel(b)?)),
             CelKind::Contiguous(a, b) => RCel::Contiguous(Box::new(self.cel(a)?), Box::new(self.cel(b)?)),
-            CelKind::Or(a, b) => RCel::Or(Box::new(self.cel(a)?), Box::new(self.cel(b)?)),
-            CelKind::Plus(x) => RCel::Plus(Box::new(self.cel(x)?)),
-            CelKind::ContiguousPlus(x) => RCel::ContiguousPlus(Box::new(self.cel(x)?)),
+            CelKind::Or(a, b) => RCel::Or(Box::new(self.cel(a)?), Box::new(self.cel(b)?), c.span),
+            CelKind::Plus(x) => RCel::Plus(Box::new(self.cel(x)?), c.span),
+            CelKind::ContiguousPlus(x) => RCel::ContiguousPlus(Box::new(self.cel(x)?), c.span),
         })
     }
 
@@ -422,13 +425,33 @@ fn capturable_types(pattern: &Cel, schema: &Schema, vars: &Variables) -> Vec<Vec
     out.into_iter().map(|s| s.into_iter().collect()).collect()
 }
 
-/// E0204: with declarations, every attribute of `x[P]` must be declared by at least
-/// one type `x` can capture.
+/// The error for an attribute named like an input field that is not an attribute
+/// (`type`, `stream`: reference §1.2), which would otherwise read as absent and
+/// never match. `code` is the clause's name error.
+pub(super) fn reserved_attribute(code: &'static str, id: &ast::Ident) -> Option<Diagnostic> {
+    crate::is_reserved_field(&id.name).then(|| {
+        Diagnostic::error(code, format!("`{}` is not an attribute: it names the event's {}", id.name, id.name), id.span)
+            .with_label(match id.name.as_str() {
+                "type" => "the event type is matched by the formula itself (write `A OR B`, or `(A OR B) AS x`)",
+                _ => "the stream is matched by the formula itself (write `S>T`)",
+            })
+    })
+}
+
+/// E0204: `type` and `stream` are not attributes; with declarations, every
+/// attribute of `x[P]` must be declared by at least one type `x` can capture.
 fn check_filter_attributes(pattern: &Cel, r: &Resolved) -> Result<(), Diagnostic> {
-    if !r.schema.declared {
-        return Ok(());
-    }
     let mut err = None;
+    super::typing::for_each_filter_term(pattern, &mut |_, pred| {
+        super::typing::for_each_attr(pred, &mut |id| {
+            if err.is_none() {
+                err = reserved_attribute("E0204", id);
+            }
+        });
+    });
+    if err.is_some() || !r.schema.declared {
+        return err.map_or(Ok(()), Err);
+    }
     super::typing::for_each_filter_term(pattern, &mut |span, pred| {
         if err.is_some() {
             return;

@@ -11,7 +11,7 @@ use crate::analyze::{AtomEdge, Plan, Projection, RCel, RFilter, VarId};
 use crate::bitset::BitSet;
 use crate::predicate::{compile_pred, AttrResolver, AttrSlot, PredIr, Regexes};
 use crate::schema::{Schema, TypeId};
-use ceql_syntax::{ast, Diagnostic};
+use ceql_syntax::{ast, Diagnostic, Span};
 use std::collections::HashMap;
 
 /// The predicates of each event type, numbered per type (the bit index of §5.3),
@@ -101,6 +101,8 @@ struct Sub {
     /// constructions copy exactly these, and finding them without a scan keeps a
     /// chain of n operators linear in n instead of quadratic.
     into_fin: Vec<usize>,
+    /// Per local state, the span of the construct that created it.
+    spans: Vec<Span>,
 }
 
 impl Sub {
@@ -126,6 +128,7 @@ impl Sub {
             init: self.init.into_iter().chain(other.init).collect(),
             fin: self.fin.into_iter().chain(other.fin).collect(),
             into_fin,
+            spans: self.spans.into_iter().chain(other.spans).collect(),
         }
     }
 }
@@ -141,7 +144,7 @@ struct Builder<'a> {
     regexes: &'a Regexes,
     preds: PredTable,
     /// Span of the whole formula (the caret of a too-large automaton).
-    span: ceql_syntax::Span,
+    span: Span,
 }
 
 impl Builder<'_> {
@@ -164,9 +167,9 @@ impl Builder<'_> {
 
     fn sub_unchecked(&mut self, c: &RCel) -> Result<Sub, Diagnostic> {
         Ok(match c {
-            RCel::Atom(edges) => atom(edges),
-            RCel::Not(edges, filters) => {
-                let mut a = atom(edges);
+            RCel::Atom(edges, span) => atom(edges, *span),
+            RCel::Not(edges, filters, span) => {
+                let mut a = atom(edges, *span);
                 for f in filters {
                     a = self.filter(a, f)?;
                 }
@@ -184,6 +187,7 @@ impl Builder<'_> {
                     init: vec![0],
                     fin: vec![1],
                     into_fin: vec![0],
+                    spans: vec![*span; 2],
                 }
             }
             RCel::As(x, v) => {
@@ -199,9 +203,14 @@ impl Builder<'_> {
                 let s = self.sub(x)?;
                 self.filter(s, f)?
             }
-            RCel::Or(a, b) => {
-                let a = self.sub(a)?;
-                a.union(self.sub(b)?)
+            RCel::Or(a, b, span) => {
+                let mut u = self.sub(a)?.union(self.sub(b)?);
+                // The states of a choice between single events (`(A OR B) AS x`) are
+                // named after the whole choice, not after one of its atoms.
+                if is_choice(c) {
+                    u.spans.iter_mut().for_each(|s| *s = *span);
+                }
+                u
             }
             RCel::Seq(a, b) => self.sequence(a, b, true)?,
             RCel::Contiguous(a, b) => self.sequence(a, b, false)?,
@@ -209,9 +218,9 @@ impl Builder<'_> {
             // `(ψ:+):+ = ψ:+`; any other mix is `ψ+`): building each level would
             // copy the body's final-entering transitions again, quadratically
             // for a chain like `A+++…+`.
-            RCel::Plus(_) | RCel::ContiguousPlus(_) => {
+            RCel::Plus(_, span) | RCel::ContiguousPlus(_, span) => {
                 let (body, contiguous) = innermost_iteration(c);
-                iterate(self.sub(body)?, !contiguous)
+                iterate(self.sub(body)?, !contiguous, *span)
             }
         })
     }
@@ -235,7 +244,8 @@ impl Builder<'_> {
         let offset = trans.len();
         trans.extend(b.trans);
         let into_fin = b.into_fin.iter().map(|i| i + offset).collect();
-        Ok(Sub { n: a.n + b.n, trans, init: a.init, fin: b.fin, into_fin })
+        let spans = a.spans.into_iter().chain(b.spans).collect();
+        Ok(Sub { n: a.n + b.n, trans, init: a.init, fin: b.fin, into_fin, spans })
     }
 
     /// Pushes a filter down to the transitions that bind its variable.
@@ -272,33 +282,44 @@ impl Builder<'_> {
     }
 }
 
+/// Whether `c` matches one event at a time: atoms, `NOT`, and their `OR`, `AS` and
+/// `FILTER` combinations.
+fn is_choice(c: &RCel) -> bool {
+    match c {
+        RCel::Atom(..) | RCel::Not(..) => true,
+        RCel::Or(a, b, _) => is_choice(a) && is_choice(b),
+        RCel::As(x, _) | RCel::Filter(x, _) => is_choice(x),
+        _ => false,
+    }
+}
+
 /// The body under a chain of directly nested iterations, and whether every one of
 /// them is contiguous (`:+`).
 fn innermost_iteration(mut c: &RCel) -> (&RCel, bool) {
     let mut contiguous = true;
     loop {
         match c {
-            RCel::Plus(x) => {
+            RCel::Plus(x, _) => {
                 contiguous = false;
                 c = x;
             }
-            RCel::ContiguousPlus(x) => c = x,
+            RCel::ContiguousPlus(x, _) => c = x,
             body => return (body, contiguous),
         }
     }
 }
 
-fn atom(edges: &[AtomEdge]) -> Sub {
+fn atom(edges: &[AtomEdge], span: Span) -> Sub {
     let trans: Vec<Tr> = edges
         .iter()
         .map(|e| Tr { from: 0, guard: G::Pos(Term { ty: e.ty, bits: Vec::new() }), vars: e.vars.clone(), to: 1 })
         .collect();
     let into_fin = (0..trans.len()).collect();
-    Sub { n: 2, trans, init: vec![0], fin: vec![1], into_fin }
+    Sub { n: 2, trans, init: vec![0], fin: vec![1], into_fin, spans: vec![span; 2] }
 }
 
 /// `ψ+` (with the skip loop on the fresh state `h`) or `ψ:+` (without).
-fn iterate(s: Sub, skip: bool) -> Sub {
+fn iterate(s: Sub, skip: bool, span: Span) -> Sub {
     let h = s.n;
     let is_init = membership(s.n as usize, &s.init);
     let is_fin = membership(s.n as usize, &s.fin);
@@ -320,7 +341,9 @@ fn iterate(s: Sub, skip: bool) -> Sub {
     if skip {
         trans.push(Tr { from: h, guard: G::True, vars: BitSet::new(), to: h });
     }
-    Sub { n: h + 1, trans, init: s.init, fin: s.fin, into_fin }
+    let mut spans = s.spans;
+    spans.push(span);
+    Sub { n: h + 1, trans, init: s.init, fin: s.fin, into_fin, spans }
 }
 
 /// Builds the CEA of a resolved formula: the construction of §5.4, a fresh initial
@@ -336,6 +359,7 @@ pub fn build_cea(plan: &Plan) -> Result<(Cea, PredTable), Diagnostic> {
     let n = (s.n + 1) as usize;
     let is_init = membership(n, &s.init);
     let is_final = membership(n, &s.fin);
+    let s_spans = s.spans;
     let mut trans = s.trans;
     let starts: Vec<Tr> =
         trans.iter().filter(|t| is_init[t.from as usize]).map(|t| Tr { from: q0, ..t.clone() }).collect();
@@ -355,6 +379,12 @@ pub fn build_cea(plan: &Plan) -> Result<(Cea, PredTable), Diagnostic> {
         }
     }
     let num_states = next as usize;
+    let mut state_spans = vec![plan.pattern_span; num_states];
+    for (q, &id) in new_id.iter().enumerate() {
+        if id != u32::MAX && q as u32 != q0 {
+            state_spans[id as usize] = s_spans[q];
+        }
+    }
     let mut finals = vec![false; num_states];
     for q in 0..n {
         if new_id[q] != u32::MAX && is_final[q] {
@@ -401,7 +431,7 @@ pub fn build_cea(plan: &Plan) -> Result<(Cea, PredTable), Diagnostic> {
         (0..num_states).all(|q| !finals[q] || out[q].is_empty()),
         "(C3): final states have no outgoing transitions"
     );
-    Ok((Cea { num_states, finals, out, guards }, b.preds))
+    Ok((Cea { num_states, finals, out, guards, state_spans }, b.preds))
 }
 
 /// The states reachable from `starts` along `edge` (a breadth-first search over

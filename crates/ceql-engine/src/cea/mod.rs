@@ -39,6 +39,9 @@ pub struct Cea {
     pub out: Vec<Vec<Transition>>,
     /// Distinct guards.
     pub guards: Vec<Guard>,
+    /// Per state: the span of the query construct that created it (an atom, `NOT`,
+    /// an iteration, or the whole formula for `q0`).
+    pub state_spans: Vec<ceql_syntax::Span>,
 }
 
 impl Cea {

@@ -41,6 +41,9 @@ pub type Succ = [DetId; 4];
 
 const UNKNOWN_SUCC: Succ = [UNKNOWN, DEAD, DEAD, DEAD];
 
+/// Classes per transition row until more are met.
+const INITIAL_STRIDE: usize = 8;
+
 /// Budget and thrashing guard of the cache (reference §5.6 defaults).
 #[derive(Clone, Copy, Debug)]
 pub struct CacheConfig {
@@ -104,8 +107,6 @@ pub struct DetCache {
     trans: Vec<Succ>,
     stride: usize,
     stats: CacheStats,
-    clear_threshold: usize,
-    state_threshold: usize,
     clears_in_burst: u32,
     burst_start_event: u64,
     scratch: Scratch,
@@ -131,10 +132,8 @@ impl DetCache {
             preorders: Preorders::new(words),
             classes: ClassTable::new(preds_per_type),
             trans: Vec::new(),
-            stride: 8,
+            stride: INITIAL_STRIDE,
             stats: CacheStats::default(),
-            clear_threshold: config.max_cache_bytes,
-            state_threshold: config.max_det_states,
             clears_in_burst: 0,
             burst_start_event: 0,
             scratch: Scratch::new(words),
@@ -310,7 +309,7 @@ impl DetCache {
             return false;
         }
         self.checked = signature;
-        self.num_states() > self.state_threshold || self.memory_bytes() > self.clear_threshold
+        self.num_states() > self.config.max_det_states || self.memory_bytes() > self.config.max_cache_bytes
     }
 
     /// A det-state in a form independent of this cache.
@@ -374,6 +373,9 @@ impl DetCache {
             self.stats.uncached = true;
             self.trans = Vec::new();
         }
+        // Classes start again from id 0, so the rows shrink back to the first stride
+        // (a stream of ever-new classes would otherwise keep the widest rows forever).
+        self.stride = INITIAL_STRIDE;
         let mut remap = vec![DEAD; old_count];
         self.intern_initial();
         remap[INITIAL as usize] = INITIAL;
@@ -382,11 +384,32 @@ impl DetCache {
                 remap[d as usize] = self.import(&p).expect("a live det-state fits its own automaton");
             }
         }
-        // When many det-states are still in use, let the cache grow to twice that
-        // before clearing again, so that clears stay amortised O(1) per state.
-        self.clear_threshold = self.config.max_cache_bytes.max(self.memory_bytes().saturating_mul(2));
-        self.state_threshold = self.config.max_det_states.max(self.num_states().saturating_mul(2));
+        self.checked = (0, 0, 0);
         remap
+    }
+
+    /// After a [`DetCache::clear`]: whether the det-states still in use alone exceed
+    /// the budget, so that no clear can bring the cache back under it.
+    pub fn exhausted(&self) -> bool {
+        self.num_states() > self.config.max_det_states || self.memory_bytes() > self.config.max_cache_bytes
+    }
+
+    /// The budget, for messages.
+    pub fn config(&self) -> &CacheConfig {
+        &self.config
+    }
+
+    /// For each automaton state, in how many of the det-states `dets` it occurs.
+    pub fn state_frequencies(&self, dets: &[DetId]) -> Vec<usize> {
+        let mut freq = vec![0; self.cea.num_states];
+        for &d in dets {
+            for (q, f) in freq.iter_mut().enumerate() {
+                if bitset::test(self.states(d), q) {
+                    *f += 1;
+                }
+            }
+        }
+        freq
     }
 }
 
@@ -412,6 +435,7 @@ mod tests {
             finals: vec![false, false, true],
             out: vec![vec![t(0, 1, true)], vec![t(2, 1, false), t(1, 2, true)], vec![]],
             guards: vec![a, b, Guard::always()],
+            state_spans: vec![ceql_syntax::Span::default(); 3],
         })
     }
 

@@ -16,7 +16,7 @@ pub trait AttrResolver {
 /// Deepest predicate IR (after `AND`/`OR` chains are flattened) the compiler
 /// accepts: predicates are evaluated recursively on the caller's thread for every
 /// event, which may be a 256 KiB Python or Spark thread.
-pub const MAX_PREDICATE_DEPTH: usize = 200;
+pub const MAX_PREDICATE_DEPTH: usize = 64;
 
 /// Compiles a predicate. Fails on an invalid `LIKE` pattern (E0101) and on a
 /// predicate nested deeper than [`MAX_PREDICATE_DEPTH`] (E0102).

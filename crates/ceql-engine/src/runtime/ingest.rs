@@ -199,8 +199,11 @@ impl Runtime {
             let (value, declared) = match source {
                 KeySource::Missing => return false,
                 KeySource::Declared(slot, t) => (row.get(*slot), Some(*t)),
+                // Without declarations a NULL counts as absent, so that the next name
+                // of the group is used: a table, where every row has every column,
+                // then keys an event like the dict that lacks the attribute.
                 KeySource::FirstPresent(slots) => {
-                    match slots.iter().map(|&s| row.get(s)).find(|v| !matches!(v, ValueRef::Absent)) {
+                    match slots.iter().map(|&s| row.get(s)).find(|v| !matches!(v, ValueRef::Absent | ValueRef::Null)) {
                         Some(v) => (v, None),
                         None => return false,
                     }

@@ -1,6 +1,7 @@
 //! The evaluator: Algorithm 1 of [CORE] over the lazily determinized CEA, with
 //! partitions, windows, consumption and limits (reference §6).
 
+mod budget;
 mod clock;
 mod in_place;
 mod ingest;
@@ -10,6 +11,7 @@ mod partition;
 mod snapshot;
 mod step;
 
+pub(crate) use budget::BUDGET_CHECK_ROWS;
 pub use ingest::Target;
 pub use partition::{Entry, Partition, PartitionId, Partitions};
 pub use snapshot::{SnapshotError, SNAPSHOT_VERSION};
@@ -61,6 +63,9 @@ pub struct RuntimeOptions {
     pub enumerate: bool,
     /// Determinization cache budget.
     pub cache: CacheConfig,
+    /// Budget of the whole state (cache, tECS arena, partitions) in bytes; `None`
+    /// is [`crate::memory::default_state_budget`]. See `runtime/budget.rs`.
+    pub max_state_bytes: Option<usize>,
 }
 
 impl Default for RuntimeOptions {
@@ -71,6 +76,7 @@ impl Default for RuntimeOptions {
             late_time_stamps: LatePolicy::Error,
             enumerate: true,
             cache: CacheConfig::default(),
+            max_state_bytes: None,
         }
     }
 }
@@ -160,6 +166,8 @@ pub struct Runtime {
     pub(crate) dying: Vec<usize>,
     /// In-place update scratch: (target, node) of each new node.
     pub(crate) landing: in_place::Landing,
+    /// `max_state_bytes`, resolved.
+    pub(crate) state_budget: usize,
 }
 
 /// Per-event facts of the query, copied out of the plan so that the hot path does
@@ -228,6 +236,7 @@ impl Runtime {
             marking: in_place::Marking::default(),
             dying: Vec::new(),
             landing: in_place::Landing::default(),
+            state_budget: options.max_state_bytes.unwrap_or_else(crate::memory::default_state_budget),
             fixed_classes: (0..=query.preds.len())
                 .map(|t| {
                     let plain =
@@ -287,6 +296,7 @@ impl Runtime {
         row: &R,
         out: &mut MatchBuffer<P>,
     ) -> Result<(), EventError> {
+        self.check_state_budget()?;
         self.push_precomputed(target, row, None, out)
     }
 
@@ -336,7 +346,7 @@ impl Runtime {
         // Clear the determinization cache between events when it is over budget
         // (class ids are computed next and only live for this event).
         if self.cache.over_budget() {
-            self.clear_cache();
+            self.clear_cache()?;
         }
         let class = match self.fixed_class(ty) {
             Some(c) => c,
@@ -414,33 +424,6 @@ impl Runtime {
                 self.coordinate_marks.pop_front();
             }
         }
-    }
-
-    /// Clears the determinization cache, keeping the det-states that partitions
-    /// still use (their ids are remapped).
-    fn clear_cache(&mut self) {
-        let epoch = self.reset_epoch;
-        let mut live = Vec::new();
-        for p in self.partitions.iter_mut() {
-            if p.epoch < epoch {
-                // Lazily consumed: drop it now instead of keeping its states.
-                self.pool.extend(p.table.drain(..).map(|e| e.ul));
-                p.epoch = epoch;
-                p.virtual_det = crate::det::INITIAL;
-            }
-            live.push(p.virtual_det);
-            live.extend(p.table.iter().map(|e| e.det));
-        }
-        let remap = self.cache.clear(live, self.position);
-        for p in self.partitions.iter_mut() {
-            p.virtual_det = remap[p.virtual_det as usize];
-            for e in &mut p.table {
-                e.det = remap[e.det as usize];
-            }
-            p.dets = partition::dets_of(&p.table);
-        }
-        self.slot_of.clear();
-        self.stamp_of.clear();
     }
 
     /// Lowest position that a complex event reported in the future can contain:

@@ -129,6 +129,9 @@ pub struct Partition {
     prev: PartitionId,
     next: PartitionId,
     live: bool,
+    /// Taken off the idle list by [`Partitions::evict_idle`], kept for its strategy
+    /// state only.
+    evicted: bool,
 }
 
 /// All partitions of one evaluation.
@@ -143,6 +146,18 @@ pub struct Partitions {
     tail: PartitionId,
     keyed: bool,
     created: u64,
+    /// Approximate heap bytes of the keyed partitions (see [`partition_bytes`]).
+    bytes: usize,
+    /// Partitions kept only for their strategy state (off the idle list).
+    evicted: usize,
+}
+
+/// Approximate heap bytes of a keyed partition with a key of `key_len` bytes: its
+/// slot, the key stored twice (slot and index), an index entry, and an allowance
+/// for a small table. Tables are bounded by the number of det-states and are
+/// usually a few entries; this estimate is what the state budget counts.
+fn partition_bytes(key_len: usize) -> usize {
+    std::mem::size_of::<Partition>() + 2 * key_len + 32 + 64
 }
 
 impl Partitions {
@@ -157,6 +172,8 @@ impl Partitions {
             tail: NIL,
             keyed,
             created: 0,
+            bytes: 0,
+            evicted: 0,
         };
         if !keyed {
             p.slots.push(Partition { prev: NIL, next: NIL, live: true, ..Default::default() });
@@ -184,6 +201,7 @@ impl Partitions {
             prev: NIL,
             next: NIL,
             live: true,
+            evicted: false,
         };
         let id = match self.free.pop() {
             Some(id) => {
@@ -197,6 +215,7 @@ impl Partitions {
         };
         self.index.insert(key.into(), id);
         self.created += 1;
+        self.bytes += partition_bytes(key.len());
         id
     }
 
@@ -219,6 +238,10 @@ impl Partitions {
     fn move_to_front(&mut self, id: PartitionId) {
         self.unlink(id);
         let p = &mut self.slots[id as usize];
+        if p.evicted {
+            p.evicted = false;
+            self.evicted -= 1;
+        }
         p.prev = NIL;
         p.next = self.head;
         if self.head != NIL {
@@ -230,12 +253,17 @@ impl Partitions {
         }
     }
 
+    /// Whether `id` is on the idle list (evicted partitions are not).
+    fn is_linked(&self, id: PartitionId) -> bool {
+        let p = &self.slots[id as usize];
+        p.prev != NIL || p.next != NIL || self.head == id
+    }
+
     fn unlink(&mut self, id: PartitionId) {
-        let (prev, next) = (self.slots[id as usize].prev, self.slots[id as usize].next);
-        let linked = prev != NIL || next != NIL || self.head == id;
-        if !linked {
+        if !self.is_linked(id) {
             return;
         }
+        let (prev, next) = (self.slots[id as usize].prev, self.slots[id as usize].next);
         if prev != NIL {
             self.slots[prev as usize].next = next;
         } else {
@@ -258,7 +286,11 @@ impl Partitions {
         }
         self.unlink(id);
         let p = std::mem::take(&mut self.slots[id as usize]);
+        if p.evicted {
+            self.evicted -= 1;
+        }
         self.index.remove(&p.key);
+        self.bytes -= partition_bytes(p.key.len());
         pool.extend(p.table.into_iter().map(|e| e.ul));
         self.free.push(id);
     }
@@ -276,8 +308,11 @@ impl Partitions {
                 self.remove(id, pool);
             } else {
                 let p = &mut self.slots[id as usize];
-                pool.extend(p.table.drain(..).map(|e| e.ul));
+                // Only the strategy state stays: the table's memory goes too.
+                pool.extend(std::mem::take(&mut p.table).into_iter().map(|e| e.ul));
+                p.evicted = true;
                 self.unlink(id);
+                self.evicted += 1;
             }
         }
     }
@@ -316,6 +351,16 @@ impl Partitions {
         self.created
     }
 
+    /// Approximate heap bytes of the partitions (what the state budget counts).
+    pub fn memory_bytes(&self) -> usize {
+        self.bytes + self.slots.capacity() * std::mem::size_of::<Partition>()
+    }
+
+    /// Partitions kept only for the strategy state of runs that left the window.
+    pub fn evicted_count(&self) -> usize {
+        self.evicted
+    }
+
     /// Whether partitions are keyed.
     pub fn keyed(&self) -> bool {
         self.keyed
@@ -341,7 +386,12 @@ impl Partitions {
     /// Records the last event's coordinate of a partition without putting it on
     /// the idle list (restoring an evicted partition).
     pub fn set_last_w(&mut self, id: PartitionId, w: i64) {
-        self.slots[id as usize].last_w = w;
+        let p = &mut self.slots[id as usize];
+        p.last_w = w;
+        if !p.evicted {
+            p.evicted = true;
+            self.evicted += 1;
+        }
     }
 
     /// Partitions on the idle list from least to most recently touched (snapshot

@@ -14,8 +14,8 @@ use std::fmt;
 use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"CEQLSNAP";
-/// Current snapshot format version.
-pub const SNAPSHOT_VERSION: u32 = 4;
+/// Current snapshot format version (5: the options carry `max_state_bytes`).
+pub const SNAPSHOT_VERSION: u32 = 5;
 
 /// Why a snapshot cannot be restored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +39,7 @@ struct Options {
     max_det_states: u64,
     max_clears: u32,
     min_events_per_state: u64,
+    max_state_bytes: Option<u64>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -103,6 +104,7 @@ impl Runtime {
                 max_det_states: o.cache.max_det_states as u64,
                 max_clears: o.cache.max_clears,
                 min_events_per_state: o.cache.min_events_per_state,
+                max_state_bytes: o.max_state_bytes.map(|b| b as u64),
             },
             position: self.position,
             max_w: self.max_w,
@@ -149,6 +151,7 @@ impl Runtime {
                 max_clears: o.max_clears,
                 min_events_per_state: o.min_events_per_state,
             },
+            max_state_bytes: o.max_state_bytes.map(|b| b as usize),
         };
         let mut rt = Runtime::new(query, options);
         rt.position = state.position;

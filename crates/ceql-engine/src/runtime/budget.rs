@@ -1,0 +1,152 @@
+//! The memory budget of one evaluation (hardening): what it covers, how it is
+//! enforced, and the errors that say which part of the query outgrew it.
+//!
+//! * The **determinization cache** (`max_det_states`, `max_cache_bytes`) covers
+//!   every interned det-state, including those that partial matches are in. When it
+//!   is full it is cleared and rebuilt from the det-states in use; if those alone
+//!   exceed it, no clear can help (the runs are in too many combinations of
+//!   automaton states at once, an exponential determinization), and the event is
+//!   refused with a memory error naming the constructs whose states vary.
+//! * The **state budget** (`max_state_bytes`, default: half of the memory the
+//!   process may use, see [`crate::memory::default_state_budget`]) covers the
+//!   cache, the tECS arena and the partitions. It is checked per event on the
+//!   row-by-row paths and every [`BUDGET_CHECK_ROWS`] rows of an Arrow batch, so a
+//!   batch can overshoot it by what that many events add.
+
+use super::Runtime;
+use crate::det::{DetId, INITIAL};
+use crate::error::EventError;
+
+/// Rows of an Arrow batch between two checks of the state budget.
+pub(crate) const BUDGET_CHECK_ROWS: usize = 4096;
+
+impl Runtime {
+    /// Clears the determinization cache, keeping the det-states that partitions
+    /// still use (their ids are remapped). Fails when those alone exceed the budget.
+    pub(super) fn clear_cache(&mut self) -> Result<(), EventError> {
+        let epoch = self.reset_epoch;
+        let mut live = Vec::new();
+        for p in self.partitions.iter_mut() {
+            if p.epoch < epoch {
+                // Lazily consumed: drop it now instead of keeping its states.
+                self.pool.extend(p.table.drain(..).map(|e| e.ul));
+                p.epoch = epoch;
+                p.virtual_det = INITIAL;
+            }
+            live.push(p.virtual_det);
+            live.extend(p.table.iter().map(|e| e.det));
+        }
+        let remap = self.cache.clear(live, self.position);
+        let mut kept = Vec::new();
+        for p in self.partitions.iter_mut() {
+            p.virtual_det = remap[p.virtual_det as usize];
+            for e in &mut p.table {
+                e.det = remap[e.det as usize];
+                kept.push(e.det);
+            }
+            p.dets = super::partition::dets_of(&p.table);
+        }
+        self.slot_of.clear();
+        self.stamp_of.clear();
+        if self.cache.exhausted() {
+            kept.sort_unstable();
+            kept.dedup();
+            return Err(EventError::state_memory(self.position, self.exploding_message(&kept)));
+        }
+        Ok(())
+    }
+
+    /// Why the det-states in use (`live`) do not fit the cache: the constructs whose
+    /// automaton states occur in some of them but not all.
+    fn exploding_message(&self, live: &[DetId]) -> String {
+        let config = *self.cache.config();
+        let freq = self.cache.state_frequencies(live);
+        let cea = self.cache.cea();
+        let text = &self.query.text;
+        // States that tell det-states apart, most balanced first.
+        let mut varying: Vec<(usize, usize)> = (1..cea.num_states)
+            .filter(|&q| freq[q] > 0 && freq[q] < live.len())
+            .map(|q| (freq[q].min(live.len() - freq[q]), q))
+            .collect();
+        varying.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut constructs: Vec<String> = Vec::new();
+        for (_, q) in varying {
+            let span = cea.state_spans[q];
+            let loc = ceql_syntax::span::locate(text, span);
+            let snippet: String =
+                text.get(span.start..span.end).unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
+            let snippet = if snippet.chars().count() > 40 {
+                format!("{}…", snippet.chars().take(40).collect::<String>())
+            } else {
+                snippet
+            };
+            let item = format!("`{snippet}` at {}:{}", loc.line, loc.column);
+            if !constructs.contains(&item) {
+                constructs.push(item);
+            }
+            if constructs.len() == 3 {
+                break;
+            }
+        }
+        let which = if constructs.is_empty() {
+            String::new()
+        } else {
+            format!(" They differ in the states of {}.", constructs.join(", "))
+        };
+        format!(
+            "the partial matches are in {} different combinations of automaton states at once (det-states), \
+             more than the determinization cache holds (max_det_states = {}, max_cache_bytes = {} bytes).{which} \
+             Raise max_det_states / max_cache_bytes, bound the runs with WITHIN or CONSUME BY, or make the pattern \
+             less ambiguous.",
+            live.len(),
+            config.max_det_states,
+            config.max_cache_bytes,
+        )
+    }
+
+    /// Errors when the state (cache, tECS arena, partitions) exceeds
+    /// `max_state_bytes`; the message names the part that dominates.
+    pub(crate) fn check_state_budget(&self) -> Result<(), EventError> {
+        let (arena, cache, parts) =
+            (self.arena.memory_bytes(), self.cache.memory_bytes(), self.partitions.memory_bytes());
+        let total = arena + cache + parts;
+        if total <= self.state_budget {
+            return Ok(());
+        }
+        let mib = |b: usize| b >> 20;
+        let why = if parts >= arena && parts >= cache {
+            let evicted = self.partitions.evicted_count();
+            let kept = if evicted > 0 {
+                format!(
+                    " {evicted} of them only keep the {} strategy state of runs that left the window \
+                     (the strategy is applied before the window); CONSUME BY or the ALL strategy releases it",
+                    self.query.plan.strategy.keyword()
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "{} partitions (PARTITION BY keys) hold {} MiB.{kept} Without WITHIN every key stays: add WITHIN, or \
+                 CONSUME BY",
+                self.partitions.len(),
+                mib(parts)
+            )
+        } else if arena >= cache {
+            format!(
+                "the partial matches (tECS) hold {} MiB; without WITHIN they live until they die or are consumed: \
+                 add WITHIN or CONSUME BY, or a smaller window",
+                mib(arena)
+            )
+        } else {
+            format!("the determinization cache holds {} MiB; lower max_cache_bytes", mib(cache))
+        };
+        Err(EventError::state_memory(
+            self.position,
+            format!(
+                "the evaluation's state ({} MiB) exceeds max_state_bytes = {} MiB: {why}",
+                mib(total),
+                mib(self.state_budget)
+            ),
+        ))
+    }
+}
