@@ -108,6 +108,11 @@ def _stream_outcome(q, case, data, snapshot: bool, table=None):
         raise
     except ceql.CeqlEventError:
         return ("event",)
+    except ceql.CeqlMemoryError as e:
+        # The cache budget covers the det-states in use: with a tiny budget a query
+        # whose runs need more of them at once is refused, never answered wrongly.
+        assert any(f"max_det_states = {n}," in str(e) for n in (1, 2, 4)), e
+        return ("memory",)
 
 
 def _check_stream(case: gen.Case, data, snapshot: bool):
@@ -137,6 +142,9 @@ def _check_stream_inner(case: gen.Case, data, snapshot: bool):
     q = c[1]
     run_out = gen.run_engine(case)
     streamed = _stream_outcome(q, case, data, snapshot, table)
+    if streamed[0] == "memory":
+        event("refused: more det-states in use than a tiny cache budget")
+        return
     event("oracle: " + gen.outcome_label(oracle_out))
     # streaming vs the oracle
     gen.check_outcomes(case, oracle_out, streamed)

@@ -7,6 +7,7 @@ E0301 (well-formedness, §4.2). Lints (W04xx) are not produced. E0500 is never r
 
 from .errors import OracleError
 from .lexer import I64_MAX
+from .schema import RESERVED_FIELDS
 from . import nodes as N
 from .nodes import var_name
 
@@ -193,6 +194,13 @@ def check_query(q, schema):
             check_var(var)
 
     # ---- names: attributes (E0204), windows (E0206), partitions (E0207)
+    # `type` and `stream` name the event's type and stream, not attributes (§1.2).
+    for n in nodes_:
+        if isinstance(n, N.Filter):
+            for term in filter_terms(n.theta):
+                for a in pred_attrs(term.pred):
+                    if a in RESERVED_FIELDS:
+                        raise OracleError("E0204", "`%s` is not an attribute" % a)
     types_cache = {}
     if schema is not None:
         for n in nodes_:
@@ -206,6 +214,8 @@ def check_query(q, schema):
     w = q.window
     if w is not None:
         if w[0] == "ATTR":
+            if w[2] in RESERVED_FIELDS:
+                raise OracleError("E0206", "`%s` is not an attribute" % w[2])
             if schema is not None:
                 for s in from_streams:
                     for t, attrs in schema.streams[s].items():
@@ -214,6 +224,10 @@ def check_query(q, schema):
         elif w[0] == "TIME":
             if w[1] == 0 or w[1] > I64_MAX:
                 raise OracleError("E0206", "window duration is zero or exceeds i64 nanoseconds")
+    for g in q.partition:
+        for a in g:
+            if a in RESERVED_FIELDS:
+                raise OracleError("E0207", "`%s` is not an attribute" % a)
     if schema is not None:
         for g in q.partition:
             for a in g:

@@ -13,7 +13,10 @@ class Event:
     """pos: global position (index in the input list); stream: stream name (None for the
     implicit stream of a schema-less query without FROM); type; attrs: attribute -> value
     (declared attributes with a schema, the dict's attributes without); present: attribute
-    names that are declared (schema) / present in the dict (schema-less); in_input: whether the
+    names that are declared (schema) / present in the dict with a non-NULL value (schema-less:
+    an input whose every row has every column, like an Arrow table, cannot tell a missing
+    attribute from a NULL one, so both are absent for partition key groups, §3.8); in_input:
+    whether the
     event belongs to a FROM stream of the query; ts: time stamp in ns or None."""
 
     def __init__(self, pos, stream, etype, attrs, present, in_input, ts, has_time_source):
@@ -78,7 +81,7 @@ def ingest(raw_events, ctx, time_field=None, time_unit="ns"):
                 ts = _to_ns(d.get(time_field), time_unit, where)
         else:
             attrs = {k: _check_plain_value(v, where) for k, v in d.items() if k not in ("type", "stream")}
-            present = set(attrs)
+            present = {k for k, v in attrs.items() if v is not None}
             if time_field is not None:
                 ts = _to_ns(d.get(time_field), time_unit, where)
         out.append(Event(pos, stream, etype, attrs, present, in_input, ts, has_time_source))

@@ -3,6 +3,9 @@
 from .errors import OracleError
 from .lexer import tokenize
 
+# Input fields that carry an event's type and stream: never attributes (§1.2).
+RESERVED_FIELDS = ("type", "stream")
+
 TYPE_ALIASES = {
     "int": "int", "long": "int", "integer": "int",
     "double": "double", "float": "double",
@@ -100,6 +103,8 @@ def parse_schema(text):
                     tt = ident()
                     if tt not in TYPE_ALIASES:
                         raise OracleError("E0209", "unknown attribute type `%s`" % tt)
+                    if aname in RESERVED_FIELDS:
+                        raise OracleError("E0209", "`%s` is not an attribute: it names the event's %s" % (aname, aname))
                     if aname in attrs:
                         raise OracleError("E0209", "duplicate attribute `%s` in `%s`" % (aname, tname))
                     typ = TYPE_ALIASES[tt]
