@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional
@@ -17,7 +18,8 @@ from typing import Dict, List, Optional
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 
-_FENCE = re.compile(r"^```([\w-]*)([^\n]*)\n(.*?)^```[ \t]*$", re.M | re.S)
+# A fence may be indented (a block inside a list item): its body is dedented.
+_FENCE = re.compile(r"^([ \t]*)```([\w-]*)([^\n]*)\n(.*?)^\1```[ \t]*$", re.M | re.S)
 
 
 @dataclass
@@ -44,10 +46,10 @@ def snippets(page: str) -> List[Snippet]:
     out: List[Snippet] = []
     fences = list(_FENCE.finditer(text))
     for k, f in enumerate(fences):
-        lang, info, body = f.group(1), f.group(2), f.group(3)
+        lang, info, body = f.group(2), f.group(3), textwrap.dedent(f.group(4))
         if lang == "python":
             out.append(Snippet(page, text.count("\n", 0, f.start()) + 1, body, None))
-        elif lang == "text" and 'title="Output"' in info and out and k > 0 and fences[k - 1].group(1) == "python":
+        elif lang == "text" and 'title="Output"' in info and out and k > 0 and fences[k - 1].group(2) == "python":
             between = text[fences[k - 1].end():f.start()]
             if not between.strip() and out[-1].expected is None:
                 out[-1].expected = body
