@@ -68,3 +68,76 @@ def test_guide_outputs_are_the_oracles(page, monkeypatch):
     run_snippets(helper, namespace)
     namespace["show"] = _oracle_show(namespace["events"])
     run_snippets(others if page == "guide/index.md" else snippets(page), namespace)
+
+
+# ---------------------------------------------------------------- stock tutorial vs brute force
+
+def _stock_rows():
+    import csv
+
+    with open(ROOT / "examples/stock/stock_sample.csv", newline="") as f:
+        return [{"type": r["event_type"], "name": r["name"], "volume": int(r["volume"]),
+                 "price": float(r["price"]), "stock_time": int(r["stock_time"])} for r in csv.DictReader(f)]
+
+
+def _step(types, name, cond=lambda r: True):
+    return lambda r: r["type"] in types and r["name"] == name and cond(r)
+
+
+def test_stock_tutorial_numbers_are_the_bruteforce_ones():
+    """The counts and matches shown in tutorials/stock.md, recomputed by tests/docs_bruteforce.py
+    from the queries' meaning (steps written here by hand from the query texts)."""
+    import docs_bruteforce as bf
+
+    rows = _stock_rows()
+    ms = [r["stock_time"] for r in rows]
+    seq = [_step({"SELL"}, "MSFT"), _step({"BUY"}, "ORCL"), _step({"BUY"}, "CSCO"), _step({"SELL"}, "AMAT")]
+    seq_or = [seq[0], _step({"BUY", "SELL"}, "ORCL"), _step({"BUY", "SELL"}, "CSCO"), seq[3]]
+
+    def priced(steps):
+        return [lambda r, s=steps[0]: s(r) and r["price"] > 26.0, lambda r, s=steps[1]: s(r) and r["price"] > 11.14,
+                steps[2], lambda r, s=steps[3]: s(r) and r["price"] >= 18.92]
+
+    q3 = bf.matches(rows, seq, ms, 30_000, key="volume", consume="ANY")
+    expected = {
+        "Q1": bf.count_matches(rows, seq, ms, 30_000),
+        "Q2": bf.count_matches(rows, priced(seq), ms, 30_000),
+        "Q3": len(q3),
+        "Q4": bf.count_matches(rows, seq_or, ms, 30_000),
+        "Q5": bf.count_matches(rows, priced(seq_or), ms, 30_000),
+        "Q6": len(bf.matches(rows, seq_or, ms, 30_000, key="volume", consume="ANY")),
+    }
+    shown = [s.expected for s in snippets("tutorials/stock.md") if s.expected and s.expected.startswith("Q1 ")]
+    assert len(shown) == 1
+    counts = {line.split()[0]: int(line.split()[1].replace(",", "")) for line in shown[0].strip().splitlines()}
+    assert counts == expected
+    first_two = [s.expected for s in snippets("tutorials/stock.md") if s.expected and s.expected.startswith("954 ")]
+    assert first_two and first_two[0].splitlines()[:2] == [f"{a} {b} {p}" for a, b, p in q3[:2]]
+    # examples/stock/main.ceql: 10 seconds on stock_time in ms, CONSUME BY PARTITION
+    main = bf.matches(rows, seq_or, [t * 1_000_000 for t in ms], 10_000_000_000, key="volume", consume="PARTITION")
+    assert len(main) == 368
+    assert main[0] == (1035, 1135, (1035, 1042, 1054, 1135))  # shown in getting-started.md
+
+
+def test_bruteforce_helper_agrees_with_the_oracle():
+    """The helper itself, on small random streams, against the exact oracle."""
+    import random
+
+    import docs_bruteforce as bf
+
+    rnd = random.Random(7)
+    for case in range(60):
+        rows = [{"type": rnd.choice("ABX"), "k": rnd.choice([1, 2, None]), "t": i + rnd.choice([0, 0, 1])}
+                for i in range(rnd.randint(3, 12))]
+        for i in range(1, len(rows)):
+            rows[i]["t"] = max(rows[i]["t"], rows[i - 1]["t"])
+        n = rnd.choice([0, 2, 5])
+        key = rnd.choice([None, "k"])
+        consume = rnd.choice(["NONE", "ANY", "PARTITION"])
+        text = "SELECT * FROM S WHERE A ; (A OR B) ; B" + (" PARTITION BY [k]" if key else "") + f" WITHIN {n} [t] CONSUME BY {consume}"
+        steps = [lambda r: r["type"] == "A", lambda r: r["type"] in "AB", lambda r: r["type"] == "B"]
+        want = evaluate(text, rows).matches()
+        got = bf.matches(rows, steps, [r["t"] for r in rows], n, key=key, consume=consume)
+        assert sorted(got, key=lambda m: (m[1], m[0], m[2])) == want, (case, text)
+        if consume == "NONE":
+            assert bf.count_matches(rows, steps, [r["t"] for r in rows], n, key=key) == len(want)
