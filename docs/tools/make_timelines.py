@@ -27,6 +27,9 @@ def main() -> None:
     ceql.plot.save_timeline(matches, trades, str(IMAGES / "timeline-stock.png"), partition_by="volume",
                             color_by="type", title=f"examples/stock/main.ceql: {len(matches)} matches over "
                             f"{trades.num_rows:,} trades, by volume")
+    ceql.plot.save_timeline(matches, trades, str(IMAGES / "timeline-stock-zoom.png"), partition_by="volume",
+                            xlim=(11200, 11450), title="examples/stock/main.ceql: the matches ending at "
+                            "positions 11,200 to 11,450")
 
     small = [{"type": t} for t in "AABXBCAC"]
     matches = ceql.compile("SELECT * FROM S WHERE A ; B+ ; C").run(small)
