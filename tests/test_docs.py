@@ -151,3 +151,32 @@ def test_bruteforce_helper_agrees_with_the_oracle():
         assert sorted(got, key=lambda m: (m[1], m[0], m[2])) == want, (case, text)
         if consume == "NONE":
             assert bf.count_matches(rows, steps, [r["t"] for r in rows], n, key=key) == len(want)
+
+
+def test_iot_tutorial_alerts_are_the_oracles():
+    """The alerts shown in tutorials/iot-spark.md (the same for ceql, Spark batch and Spark
+    streaming there), recomputed by the oracle on the shipped CSV files."""
+    import csv
+    import datetime as dt
+
+    page = snippets("tutorials/iot-spark.md")
+    namespace: dict = {}
+    (query_block,) = [s for s in page if s.code.startswith("QUERY = ")]
+    exec(query_block.code, namespace)
+    rows = []
+    for path in sorted((ROOT / "examples/iot/readings").glob("part-*.csv")):
+        with open(path, newline="") as f:
+            for r in csv.DictReader(f):
+                t = dt.datetime.strptime(r["ts"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
+                rows.append({"type": r["type"], "sensor": r["sensor"], "door": r["door"] or None,
+                             "celsius": float(r["celsius"]) if r["celsius"] else None,
+                             "ts": int(t.timestamp()) * 10**9, "offset": int(r["offset"])})
+    rows.sort(key=lambda r: (r["ts"], r["offset"]))
+
+    def clock(ns):
+        return dt.datetime.fromtimestamp(ns / 1e9, dt.timezone.utc).strftime("%H:%M:%S")
+
+    lines = [f"{rows[s]['sensor']} {clock(rows[s]['ts'])} {clock(rows[e]['ts'])} {[rows[p]['celsius'] for p in d[1:]]}"
+             for s, e, d in evaluate(namespace["QUERY"], rows, time_field="ts").matches()]
+    shown = [s.expected.strip().splitlines() for s in page if s.expected and s.expected.startswith("fridge-")]
+    assert len(shown) == 3 and all(out == lines for out in shown), (lines, shown)
