@@ -37,7 +37,13 @@ def page_text(page: str) -> str:
 
 
 def needs_spark(page: str) -> bool:
+    """The page's examples run Spark (it says ``<!-- docs-test: spark -->``)."""
     return "<!-- docs-test: spark -->" in page_text(page)
+
+
+def needs_plot(page: str) -> bool:
+    """The page's examples draw with ``ceql.plot`` (the ``plot`` extra, matplotlib)."""
+    return any("ceql.plot" in s.code for s in snippets(page))
 
 
 def snippets(page: str) -> List[Snippet]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from docs_snippets import ROOT, guide_pages, needs_spark, run_snippets, snippets, tutorial_pages
+from docs_snippets import ROOT, guide_pages, needs_plot, needs_spark, run_snippets, snippets, tutorial_pages
 from oracle import evaluate
 
 PAGES = ["index.md", "getting-started.md"] + guide_pages() + tutorial_pages()
@@ -41,6 +41,13 @@ def _workdir(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("page", [_param(p) for p in PAGES])
 def test_page_examples(page, tmp_path, monkeypatch):
+    if needs_plot(page):
+        pytest.importorskip("matplotlib", reason="the plot extra is not installed")
+    if needs_spark(page):
+        pytest.importorskip("pyspark", reason="the spark extra is not installed")
+        import spark_support
+
+        spark_support.session()  # the tests' shared local session; the page's getOrCreate() reuses it
     _workdir(tmp_path, monkeypatch)
     namespace = {"__name__": "__docs__"}
     if page.startswith("guide/") and page != "guide/index.md":
