@@ -1,5 +1,5 @@
-"""Every test vector of reference §7, run on the engine (with and without the
-declared schema), compared with the expected sets transcribed from the spec."""
+"""Every test vector of docs/language.md §7, run on the engine (with and without the
+declared schema), compared with the expected sets parsed from that page (tests/vectors.py)."""
 
 from __future__ import annotations
 

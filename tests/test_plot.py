@@ -1,0 +1,120 @@
+"""ceql.plot.timeline: structure of the figure (artists, counts, labels, notes), not pixels."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib
+import sys
+
+import pytest
+
+import ceql
+import ceql.plot as cplot
+
+mpl = pytest.importorskip("matplotlib")
+from matplotlib.collections import LineCollection, PathCollection, QuadMesh  # noqa: E402
+
+SMALL = [{"type": t} for t in "AABXBCAC"]
+SMALL_QUERY = "SELECT * FROM S WHERE A ; B+ ; C"
+
+
+def _lines(ax):
+    return [c for c in ax.collections if isinstance(c, LineCollection)]
+
+
+def _scatters(ax):
+    return [c for c in ax.collections if isinstance(c, PathCollection)]
+
+
+def _note(fig):
+    return fig._supxlabel.get_text() if getattr(fig, "_supxlabel", None) else ""
+
+
+def test_small_example_draws_every_match_and_event():
+    matches = ceql.compile(SMALL_QUERY).run(SMALL)
+    # A at 0 or 1, a non-empty subset of the Bs at 2 and 4, C at 5 or 7: 2 * 3 * 2.
+    assert len(matches) == 12
+    fig = cplot.timeline(matches, SMALL)
+    ax, strip = fig.axes
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["A", "B", "C", "X"]
+    assert ax.get_title() == "12 matches over 8 events"
+    (lines,) = _lines(ax)
+    assert len(lines.get_segments()) == 12
+    inputs, matched = _scatters(ax)
+    assert len(inputs.get_offsets()) == 8  # every input event, one marker each
+    assert len(matched.get_offsets()) == sum(len(m.positions) for m in matches) == 40
+    # a match's line goes through its events: x are its positions, lanes those of their types
+    first = sorted(matches, key=lambda m: (m.end, m.start, m.positions))[0]
+    seg = lines.get_segments()[0]
+    assert [round(p[0]) for p in seg] == list(first.positions)
+    assert [round(p[1]) for p in seg] == [{"A": 0, "B": 1, "C": 2}[SMALL[p]["type"]] for p in first.positions]
+    assert sum(p.get_height() for p in strip.patches) == 12  # every match counted where it ends
+    assert _note(fig) == ""
+
+
+def test_color_by_type_has_a_legend_and_unknown_color_by_is_refused():
+    matches = ceql.compile(SMALL_QUERY).run(SMALL)
+    fig = cplot.timeline(matches, SMALL, color_by="type")
+    legend = fig.axes[0].get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["A", "B", "C", "X"]
+    with pytest.raises(ValueError, match="'match', 'type'"):
+        cplot.timeline(matches, SMALL, color_by="variable")
+
+
+def test_large_inputs_are_sampled_and_aggregated_and_the_figure_says_so():
+    events = [{"type": "AB"[i % 2], "k": i % 7} for i in range(10_000)]
+    matches = ceql.compile("SELECT * FROM S WHERE A : B").run(events)
+    assert len(matches) == 5_000
+    fig = cplot.timeline(matches[:1_000], events, max_matches=150, max_events=2_000)
+    ax, strip = fig.axes
+    (lines,) = _lines(ax)
+    assert len(lines.get_segments()) == 150
+    assert any(isinstance(c, QuadMesh) for c in ax.collections)  # events as a density
+    note = _note(fig)
+    assert "150 of 1,000 matches drawn" in note and "10,000 events of the lanes shown drawn as a density" in note
+    assert sum(p.get_height() for p in strip.patches) == 1_000
+
+
+def test_partition_lanes_keep_the_partitions_with_matches():
+    events = [{"type": t, "k": k} for t, k in [("A", 1), ("A", 2), ("B", 2), ("B", 3), ("A", 3), ("B", 1)]]
+    matches = ceql.compile("SELECT * FROM S WHERE A ; B PARTITION BY [k]").run(events)
+    assert [m.positions for m in matches] == [(1, 2), (0, 5)]
+    fig = cplot.timeline(matches, events, partition_by="k", max_lanes=4)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == ["k=1 · A", "k=1 · B", "k=2 · A", "k=2 · B"]
+    assert "2 of 3 partitions of k shown" in _note(fig)
+
+
+def test_arrow_matches_times_and_xlim():
+    pa = pytest.importorskip("pyarrow")
+    t0 = dt.datetime(2024, 1, 1)
+    events = [{"type": t, "ts": t0 + dt.timedelta(seconds=i)} for i, t in enumerate("AABXBCAC")]
+    q = ceql.compile(SMALL_QUERY)
+    table = q.run_arrow(pa.Table.from_pylist(events))
+    fig = cplot.timeline(table, events, time_field="ts")
+    assert len(_lines(fig.axes[0])[0].get_segments()) == 12
+    assert fig.axes[1].get_xlabel() == "ts"
+    fig = cplot.timeline(q.run(events), events, xlim=(0, 5))
+    assert len(_lines(fig.axes[0])[0].get_segments()) == 6  # the matches ending at 5
+
+
+def test_positions_must_index_the_events():
+    matches = ceql.compile(SMALL_QUERY).run(SMALL)
+    with pytest.raises(ValueError, match="beyond the 4 events"):
+        cplot.timeline(matches, SMALL[:4])
+
+
+def test_save_timeline_writes_a_png(tmp_path):
+    matches = ceql.compile(SMALL_QUERY).run(SMALL)
+    path = cplot.save_timeline(matches, SMALL, str(tmp_path / "m.png"))
+    assert (tmp_path / "m.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert path == str(tmp_path / "m.png")
+
+
+def test_without_matplotlib_the_error_names_the_extra(monkeypatch):
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    plot = importlib.reload(cplot)  # importing ceql.plot itself needs no matplotlib
+    with pytest.raises(ImportError, match=r"pip install 'ceql\[plot\]'"):
+        plot.timeline([], SMALL)
