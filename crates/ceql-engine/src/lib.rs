@@ -27,12 +27,12 @@
 #![warn(missing_docs)]
 
 pub mod analyze;
-pub mod arrow_input;
 pub mod bitset;
 pub mod cea;
 pub mod det;
 pub mod enumerate;
 pub mod error;
+pub mod input;
 pub mod memory;
 pub mod output;
 pub mod predicate;

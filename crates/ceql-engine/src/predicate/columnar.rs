@@ -10,7 +10,7 @@
 
 use super::eval::decide;
 use super::{ExprIr, PredIr, SetIr};
-use crate::arrow_input::{Column, StrColumn};
+use crate::input::{Column, StrColumn};
 use crate::value::Value;
 use ceql_syntax::ast::CmpOp;
 

@@ -2,23 +2,10 @@
 //! `Ok(None)` is UNKNOWN (a NULL or NaN operand), `Err` is a run-time type error
 //! (possible only without declarations, where attribute types come from the data).
 
-use super::{AttrSlot, ExprIr, PredIr, SetIr};
+use super::{AttrSlot, ExprIr, PredIr, Row, SetIr};
 use crate::value::{Value, ValueRef, ValueType};
 use ceql_syntax::ast::{ArithOp, CmpOp};
 use std::cmp::Ordering;
-
-/// Read access to the attributes of one event, by slot.
-pub trait Row {
-    /// The value of attribute `slot` (`Absent` when the event does not carry it).
-    fn get(&self, slot: AttrSlot) -> ValueRef<'_>;
-}
-
-impl Row for [ValueRef<'_>] {
-    #[inline]
-    fn get(&self, slot: AttrSlot) -> ValueRef<'_> {
-        self.get(slot as usize).copied().unwrap_or(ValueRef::Absent)
-    }
-}
 
 /// A type error found while evaluating a predicate on an event.
 #[derive(Clone, Debug, PartialEq)]

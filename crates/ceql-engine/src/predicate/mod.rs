@@ -8,15 +8,14 @@ mod regexes;
 
 pub use compile::{compile_pred, AttrResolver};
 pub(crate) use eval::describe as describe_value;
-pub use eval::{eval_pred, Mismatch, Row};
+pub use eval::{eval_pred, Mismatch};
 pub use regexes::{Regexes, REGEX_BUDGET_BYTES};
 
 use crate::value::Value;
 use ceql_syntax::ast::{ArithOp, CmpOp};
 use std::sync::Arc;
 
-/// Index of an attribute in the runtime's attribute layout (the names the query reads).
-pub type AttrSlot = u32;
+pub use crate::input::{AttrSlot, Row};
 
 /// A compiled predicate.
 #[derive(Clone, Debug)]

@@ -9,9 +9,11 @@
 //!   refused with a memory error naming the constructs whose states vary.
 //! * The **state budget** (`max_state_bytes`, default: half of the memory the
 //!   process may use, see [`crate::memory::default_state_budget`]) covers the
-//!   cache, the tECS arena and the partitions. It is checked per event on the
-//!   row-by-row paths and every [`BUDGET_CHECK_ROWS`] rows of an Arrow batch, so a
-//!   batch can overshoot it by what that many events add.
+//!   cache, the tECS arena and the partitions. [`Runtime::push`] checks it before
+//!   each event and [`Runtime::push_batch`] every [`BUDGET_CHECK_ROWS`] rows (a
+//!   batch can overshoot it by what that many events add); the fast path
+//!   [`Runtime::push_target`] leaves it to its caller, so that the per-event work
+//!   of the engine does not grow.
 
 use super::Runtime;
 use crate::det::{DetId, INITIAL};
@@ -24,21 +26,21 @@ impl Runtime {
     /// Clears the determinization cache, keeping the det-states that partitions
     /// still use (their ids are remapped). Fails when those alone exceed the budget.
     pub(super) fn clear_cache(&mut self) -> Result<(), EventError> {
-        let epoch = self.reset_epoch;
+        let epoch = self.state.reset_epoch;
         let mut live = Vec::new();
-        for p in self.partitions.iter_mut() {
+        for p in self.state.partitions.iter_mut() {
             if p.epoch < epoch {
                 // Lazily consumed: drop it now instead of keeping its states.
-                self.pool.extend(p.table.drain(..).map(|e| e.ul));
+                self.scratch.pool.extend(p.table.drain(..).map(|e| e.ul));
                 p.epoch = epoch;
                 p.virtual_det = INITIAL;
             }
             live.push(p.virtual_det);
             live.extend(p.table.iter().map(|e| e.det));
         }
-        let remap = self.cache.clear(live, self.position);
+        let remap = self.state.cache.clear(live, self.state.position);
         let mut kept = Vec::new();
-        for p in self.partitions.iter_mut() {
+        for p in self.state.partitions.iter_mut() {
             p.virtual_det = remap[p.virtual_det as usize];
             for e in &mut p.table {
                 e.det = remap[e.det as usize];
@@ -46,12 +48,12 @@ impl Runtime {
             }
             p.dets = super::partition::dets_of(&p.table);
         }
-        self.slot_of.clear();
-        self.stamp_of.clear();
-        if self.cache.exhausted() {
+        self.scratch.slot_of.clear();
+        self.scratch.stamp_of.clear();
+        if self.state.cache.exhausted() {
             kept.sort_unstable();
             kept.dedup();
-            return Err(EventError::state_memory(self.position, self.exploding_message(&kept)));
+            return Err(EventError::state_memory(self.state.position, self.exploding_message(&kept)));
         }
         Ok(())
     }
@@ -59,10 +61,10 @@ impl Runtime {
     /// Why the det-states in use (`live`) do not fit the cache: the constructs whose
     /// automaton states occur in some of them but not all.
     fn exploding_message(&self, live: &[DetId]) -> String {
-        let config = *self.cache.config();
-        let freq = self.cache.state_frequencies(live);
-        let cea = self.cache.cea();
-        let text = &self.query.text;
+        let config = *self.state.cache.config();
+        let freq = self.state.cache.state_frequencies(live);
+        let cea = self.state.cache.cea();
+        let text = &self.config.query.text;
         // States that tell det-states apart, most balanced first.
         let mut varying: Vec<(usize, usize)> = (1..cea.num_states)
             .filter(|&q| freq[q] > 0 && freq[q] < live.len())
@@ -105,22 +107,23 @@ impl Runtime {
     }
 
     /// Errors when the state (cache, tECS arena, partitions) exceeds
-    /// `max_state_bytes`; the message names the part that dominates.
-    pub(crate) fn check_state_budget(&self) -> Result<(), EventError> {
+    /// `max_state_bytes`; the message names the part that dominates. Costs a few
+    /// dozen instructions: call it between batches of events, not per event.
+    pub fn check_state_budget(&self) -> Result<(), EventError> {
         let (arena, cache, parts) =
-            (self.arena.memory_bytes(), self.cache.memory_bytes(), self.partitions.memory_bytes());
+            (self.state.arena.memory_bytes(), self.state.cache.memory_bytes(), self.state.partitions.memory_bytes());
         let total = arena + cache + parts;
-        if total <= self.state_budget {
+        if total <= self.config.state_budget {
             return Ok(());
         }
         let mib = |b: usize| b >> 20;
         let why = if parts >= arena && parts >= cache {
-            let evicted = self.partitions.evicted_count();
+            let evicted = self.state.partitions.evicted_count();
             let kept = if evicted > 0 {
                 format!(
                     " {evicted} of them only keep the {} strategy state of runs that left the window \
                      (the strategy is applied before the window); CONSUME BY or the ALL strategy releases it",
-                    self.query.plan.strategy.keyword()
+                    self.config.query.plan.strategy.keyword()
                 )
             } else {
                 String::new()
@@ -128,7 +131,7 @@ impl Runtime {
             format!(
                 "{} partitions (PARTITION BY keys) hold {} MiB.{kept} Without WITHIN every key stays: add WITHIN, or \
                  CONSUME BY",
-                self.partitions.len(),
+                self.state.partitions.len(),
                 mib(parts)
             )
         } else if arena >= cache {
@@ -141,11 +144,11 @@ impl Runtime {
             format!("the determinization cache holds {} MiB; lower max_cache_bytes", mib(cache))
         };
         Err(EventError::state_memory(
-            self.position,
+            self.state.position,
             format!(
                 "the evaluation's state ({} MiB) exceeds max_state_bytes = {} MiB: {why}",
                 mib(total),
-                mib(self.state_budget)
+                mib(self.config.state_budget)
             ),
         ))
     }

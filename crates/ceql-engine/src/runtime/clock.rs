@@ -12,20 +12,20 @@ impl Runtime {
     /// below `w` is then late (rejected, or dropped with [`super::LatePolicy::Drop`]).
     /// No effect for `EVENTS` windows or without `WITHIN`.
     pub fn advance_watermark(&mut self, w: i64) {
-        if !self.query.plan.window.is_time_based() || w <= self.max_w {
+        if !self.config.query.plan.window.is_time_based() || w <= self.state.max_w {
             return;
         }
-        self.max_w = w;
+        self.state.max_w = w;
         self.reclaim();
         // Partitions expire lazily when touched; drop the ones whose partial
         // matches have all left the window.
         let tau = self.threshold(w);
-        let ids: Vec<_> = self.partitions.ids().collect();
+        let ids: Vec<_> = self.state.partitions.ids().collect();
         for id in ids {
-            let p = self.partitions.get_mut(id);
+            let p = self.state.partitions.get_mut(id);
             p.table.retain(|e| e.ul[0].max >= tau);
             if p.table.is_empty() && p.virtual_det == INITIAL {
-                self.partitions.remove(id, &mut self.pool);
+                self.state.partitions.remove(id, &mut self.scratch.pool);
             }
         }
     }
@@ -35,12 +35,13 @@ impl Runtime {
     /// arrives), or `None` when nothing expires by time (no live partial match, or
     /// no time-based window).
     pub fn next_deadline(&self) -> Option<i64> {
-        let eps = self.query.plan.window.epsilon()?;
-        if !self.query.plan.window.is_time_based() {
+        let eps = self.config.query.plan.window.epsilon()?;
+        if !self.config.query.plan.window.is_time_based() {
             return None;
         }
-        let tau = self.threshold(self.max_w);
-        self.partitions
+        let tau = self.threshold(self.state.max_w);
+        self.state
+            .partitions
             .iter()
             .filter_map(|p| p.table.iter().map(|e| e.ul[0].max).filter(|&m| m >= tau).max())
             .map(|newest| newest.saturating_add(eps).saturating_add(1))
@@ -53,8 +54,8 @@ impl Runtime {
     pub fn time_coordinate(&self, v: crate::value::ValueRef<'_>) -> Result<i64, String> {
         use crate::analyze::WindowPlan;
         use crate::value::ValueRef;
-        let factor = match self.query.plan.window {
-            WindowPlan::Duration(_) => self.options.time_unit_nanos,
+        let factor = match self.config.query.plan.window {
+            WindowPlan::Duration(_) => self.config.options.time_unit_nanos,
             WindowPlan::Attribute { .. } => 1,
             _ => return Err("the query has no time-based window".into()),
         };
@@ -70,8 +71,8 @@ impl Runtime {
 
     /// Units of the time field per window coordinate unit (1 for attribute windows).
     pub fn time_scale(&self) -> i64 {
-        match self.query.plan.window {
-            crate::analyze::WindowPlan::Duration(_) => self.options.time_unit_nanos,
+        match self.config.query.plan.window {
+            crate::analyze::WindowPlan::Duration(_) => self.config.options.time_unit_nanos,
             _ => 1,
         }
     }
@@ -80,7 +81,7 @@ impl Runtime {
     /// strategy state: the evaluation state can be discarded (an empty runtime
     /// at the same position behaves the same).
     pub fn is_idle(&self) -> bool {
-        let tau = if self.max_w == i64::MIN { i64::MIN } else { self.threshold(self.max_w) };
-        self.partitions.iter().all(|p| p.virtual_det == INITIAL && p.table.iter().all(|e| e.ul[0].max < tau))
+        let tau = if self.state.max_w == i64::MIN { i64::MIN } else { self.threshold(self.state.max_w) };
+        self.state.partitions.iter().all(|p| p.virtual_det == INITIAL && p.table.iter().all(|e| e.ul[0].max < tau))
     }
 }

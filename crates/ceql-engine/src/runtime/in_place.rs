@@ -119,8 +119,8 @@ impl Runtime {
         if start[1] != DEAD || start[2] != DEAD {
             return None;
         }
-        self.marking.clear();
-        self.dying.clear();
+        self.scratch.marking.clear();
+        self.scratch.dying.clear();
         // Pass 1, read-only apart from pruning: find the entries that mark.
         let (expired, mut any_final) = if table.last().is_none_or(|e| e.head_max() >= tau) {
             // No entry expired, so only the entries the class moves need a look
@@ -132,12 +132,12 @@ impl Runtime {
         } else {
             self.find_marking(table, class, tau)?
         };
-        if start[0] == DEAD && self.marking.as_slice().is_empty() {
+        if start[0] == DEAD && self.scratch.marking.as_slice().is_empty() {
             self.drop_ended(table, dets, expired, tau);
             return Some(any_final);
         }
         // Every target must be new to this event: distinct, and not a marking entry.
-        let marking = self.marking.as_slice();
+        let marking = self.scratch.marking.as_slice();
         let is_marking = |t| marking.iter().any(|&(i, _)| table[i as usize].det == t);
         if start[0] != DEAD && (is_marking(start[0]) || marking.iter().any(|m| m.1 == start[0])) {
             return None;
@@ -149,23 +149,23 @@ impl Runtime {
         }
 
         // Pass 2: the new nodes, computed from the lists as they were before the event.
-        self.landing.clear();
+        self.scratch.landing.clear();
         if start[0] != DEAD {
-            let node = self.arena.begin(position, w);
-            self.landing.push_if((start[0], Item { node, max: w }), true);
+            let node = self.state.arena.begin(position, w);
+            self.scratch.landing.push_if((start[0], Item { node, max: w }), true);
         }
-        for &(i, target) in self.marking.as_slice() {
-            let merged = table[i as usize].merged(&mut self.arena);
-            let node = self.arena.output(position, merged.node, merged.max);
-            self.landing.push_if((target, Item { node, max: merged.max }), true);
+        for &(i, target) in self.scratch.marking.as_slice() {
+            let merged = table[i as usize].merged(&mut self.state.arena);
+            let node = self.state.arena.output(position, merged.node, merged.max);
+            self.scratch.landing.push_if((target, Item { node, max: merged.max }), true);
         }
         // The lists of ending runs were read above (some of them mark); now they go.
         self.drop_ended(table, dets, expired, tau);
 
         // Pass 3: add each node to its target, keeping the heads of T non-increasing.
-        for li in 0..self.landing.len {
-            let (target, item) = self.landing.as_slice()[li];
-            any_final |= self.cache.is_final(target);
+        for li in 0..self.scratch.landing.len {
+            let (target, item) = self.scratch.landing.as_slice()[li];
+            any_final |= self.state.cache.is_final(target);
             // Where the target is, and the first entry whose head is below the new
             // node (where a new head goes): one pass without early exits, whose
             // branches the stream would make unpredictable.
@@ -180,16 +180,16 @@ impl Runtime {
                 prune(&mut table[k].ul, tau);
             }
             match found {
-                Some(k) if item.max <= table[k].head_max() => table[k].insert(&mut self.arena, item),
+                Some(k) if item.max <= table[k].head_max() => table[k].insert(&mut self.state.arena, item),
                 Some(k) => {
                     // The node is newer than the list's head: it becomes the head,
                     // the old list is merged behind it, and the entry moves up.
-                    let old = table[k].merged(&mut self.arena);
+                    let old = table[k].merged(&mut self.state.arena);
                     table[k].push_front(item, old);
                     table[slot..=k].rotate_right(1);
                 }
                 None => {
-                    let ul = new_ulist(item, &mut self.pool);
+                    let ul = new_ulist(item, &mut self.scratch.pool);
                     table.insert(slot, Entry::new(target, ul));
                     *dets |= det_bit(target);
                 }
@@ -199,7 +199,7 @@ impl Runtime {
     }
 
     /// Pass 1 over every entry: prunes it, and records the marking ones in
-    /// `self.marking` and those whose runs end in `self.dying`. Returns (whether
+    /// `self.scratch.marking` and those whose runs end in `self.scratch.dying`. Returns (whether
     /// an entry expired, whether an entry that stays accepts), or `None` when an
     /// entry does more than stay or end, and mark.
     fn find_marking(&mut self, table: &mut [Entry], class: ClassId, tau: i64) -> Option<(bool, bool)> {
@@ -211,25 +211,25 @@ impl Runtime {
                 expired = true;
                 continue;
             }
-            let s = match self.cache.lookup(e.det, class) {
+            let s = match self.state.cache.lookup(e.det, class) {
                 Some(s) => {
                     hits += 1;
                     s
                 }
-                None => self.cache.step(e.det, class),
+                None => self.state.cache.step(e.det, class),
             };
             let stays = s[1] == e.det;
-            if !(stays || s[1] == DEAD) || s[2] != DEAD || !self.marking.note(i, s[0]) {
-                self.cache.count_hits(hits);
+            if !(stays || s[1] == DEAD) || s[2] != DEAD || !self.scratch.marking.note(i, s[0]) {
+                self.state.cache.count_hits(hits);
                 return None;
             }
             if stays {
-                any_final |= self.cache.is_final(e.det);
+                any_final |= self.state.cache.is_final(e.det);
             } else {
-                self.dying.push(i);
+                self.scratch.dying.push(i);
             }
         }
-        self.cache.count_hits(hits);
+        self.state.cache.count_hits(hits);
         Some((expired, any_final))
     }
 
@@ -256,36 +256,36 @@ impl Runtime {
             moving &= moving - 1;
             let e = &mut table[i];
             prune(&mut e.ul, tau);
-            let s = self.cache.step(e.det, class);
+            let s = self.state.cache.step(e.det, class);
             let stays = s[1] == e.det;
             // A final det-state that stayed would accept again here: left to the
             // general path (final det-states are entered by marking transitions
             // only, so this does not happen with the constructions of det/).
-            if !(stays || s[1] == DEAD) || s[2] != DEAD || (stays && self.cache.is_final(e.det)) {
+            if !(stays || s[1] == DEAD) || s[2] != DEAD || (stays && self.state.cache.is_final(e.det)) {
                 return None;
             }
-            if !self.marking.note(i, s[0]) {
+            if !self.scratch.marking.note(i, s[0]) {
                 return None;
             }
             if !stays {
-                self.dying.push(i);
+                self.scratch.dying.push(i);
             }
         }
         Some(false)
     }
 
-    /// Removes the entries whose runs ended (`self.dying`) and, when `expired`,
+    /// Removes the entries whose runs ended (`self.scratch.dying`) and, when `expired`,
     /// those whose lists left the window; recounts `dets` if any went.
     #[inline(always)]
     fn drop_ended(&mut self, table: &mut Vec<Entry>, dets: &mut u64, expired: bool, tau: i64) {
-        if !self.dying.is_empty() || expired {
+        if !self.scratch.dying.is_empty() || expired {
             self.drop_ended_slow(table, dets, expired, tau);
         }
     }
 
     /// The work of [`Runtime::drop_ended`] when something ends.
     fn drop_ended_slow(&mut self, table: &mut Vec<Entry>, dets: &mut u64, expired: bool, tau: i64) {
-        if !self.dying.is_empty() {
+        if !self.scratch.dying.is_empty() {
             self.drop_dying(table);
         }
         if expired {
@@ -294,19 +294,19 @@ impl Runtime {
         *dets = dets_of(table);
     }
 
-    /// Removes the entries recorded in `self.dying` (ascending indices), recycling
+    /// Removes the entries recorded in `self.scratch.dying` (ascending indices), recycling
     /// their buffers.
     #[inline]
     fn drop_dying(&mut self, table: &mut Vec<Entry>) {
-        for &i in self.dying.iter().rev() {
+        for &i in self.scratch.dying.iter().rev() {
             let entry = table.remove(i);
-            self.pool.push(entry.ul);
+            self.scratch.pool.push(entry.ul);
         }
     }
 
     /// Removes the entries whose list expired, recycling their buffers.
     fn drop_expired(&mut self, table: &mut Vec<Entry>, tau: i64) {
-        let pool = &mut self.pool;
+        let pool = &mut self.scratch.pool;
         table.retain_mut(|e| {
             let keep = e.head_max() >= tau;
             if !keep {

@@ -35,7 +35,7 @@ impl Runtime {
     /// Resolves the stream and type names of an event. The error is a
     /// (field, message) pair; the caller adds the position.
     pub fn resolve_target(&self, stream: Option<&str>, event_type: &str) -> Result<Target, (&'static str, String)> {
-        let schema = &self.query.plan.schema;
+        let schema = &self.config.query.plan.schema;
         // Without FROM (open schema): stream 0 is the implicit stream; the others
         // are the qualifiers of the query.
         let implicit = !schema.declared && schema.streams[0].name.is_empty();
@@ -76,7 +76,7 @@ impl Runtime {
         row: &R,
         position: u64,
     ) -> Result<Outcome, (String, String)> {
-        if !self.facts.time_based {
+        if !self.config.facts.time_based {
             return Ok(Outcome::Accept(position as i64));
         }
         self.time_coordinate_of(ty, row)
@@ -84,13 +84,16 @@ impl Runtime {
 
     #[cold]
     fn time_coordinate_of<R: Row + ?Sized>(&mut self, ty: TypeId, row: &R) -> Result<Outcome, (String, String)> {
-        match &self.query.plan.window {
+        match &self.config.query.plan.window {
             WindowPlan::Unbounded | WindowPlan::Events(_) => unreachable!("checked by coordinate()"),
             WindowPlan::Attribute { attr, .. } => {
-                let slot = self.query.window_slot.expect("attribute windows have a slot");
+                let slot = self.config.query.window_slot.expect("attribute windows have a slot");
                 // With declarations, a type the stream does not declare has no attributes.
-                let value =
-                    if ty == OTHER_TYPE && self.query.plan.schema.declared { ValueRef::Null } else { row.get(slot) };
+                let value = if ty == OTHER_TYPE && self.config.query.plan.schema.declared {
+                    ValueRef::Null
+                } else {
+                    row.get(slot)
+                };
                 let w = match value {
                     ValueRef::Absent | ValueRef::Null => return Ok(Outcome::Late),
                     ValueRef::Int(v) | ValueRef::Timestamp(v) => v,
@@ -104,13 +107,15 @@ impl Runtime {
                         ))
                     }
                 };
-                Ok(if w < self.max_w { Outcome::Late } else { Outcome::Accept(w) })
+                Ok(if w < self.state.max_w { Outcome::Late } else { Outcome::Accept(w) })
             }
             WindowPlan::Duration(_) => {
-                let source = if ty == OTHER_TYPE { None } else { self.query.primary_time[ty as usize] };
-                let (slot, factor, name) = match (source, self.time_slot) {
-                    (Some(s), _) => (Some(s), 1, self.layout[s as usize].clone()),
-                    (None, Some(s)) => (Some(s), self.options.time_unit_nanos, self.layout[s as usize].clone()),
+                let source = if ty == OTHER_TYPE { None } else { self.config.query.primary_time[ty as usize] };
+                let (slot, factor, name) = match (source, self.config.time_slot) {
+                    (Some(s), _) => (Some(s), 1, self.config.layout[s as usize].clone()),
+                    (None, Some(s)) => {
+                        (Some(s), self.config.options.time_unit_nanos, self.config.layout[s as usize].clone())
+                    }
                     (None, None) => (None, 1, String::new()),
                 };
                 let w = match slot {
@@ -118,8 +123,8 @@ impl Runtime {
                     // time (§1.4). If other types do, an event with no time source
                     // is missing its time stamp: mixing the two clocks would put it
                     // decades ahead and make every later event late.
-                    None if self.query.primary_time.iter().any(Option::is_some) => {
-                        if self.options.late_time_stamps == LatePolicy::Drop {
+                    None if self.config.query.primary_time.iter().any(Option::is_some) => {
+                        if self.config.options.late_time_stamps == LatePolicy::Drop {
                             return Ok(Outcome::Late);
                         }
                         return Err((
@@ -146,7 +151,9 @@ impl Runtime {
                         ValueRef::Timestamp(ns) => ns,
                         // A NULL coordinate is a late event (§3.7) when late events are
                         // dropped; by default the input must carry every time stamp.
-                        ValueRef::Absent | ValueRef::Null if self.options.late_time_stamps == LatePolicy::Drop => {
+                        ValueRef::Absent | ValueRef::Null
+                            if self.config.options.late_time_stamps == LatePolicy::Drop =>
+                        {
                             return Ok(Outcome::Late)
                         }
                         ValueRef::Absent | ValueRef::Null => {
@@ -163,14 +170,14 @@ impl Runtime {
                         }
                     },
                 };
-                if w < self.max_w {
-                    return match self.options.late_time_stamps {
+                if w < self.state.max_w {
+                    return match self.config.options.late_time_stamps {
                         LatePolicy::Drop => Ok(Outcome::Late),
                         LatePolicy::Error => Err((
                             name,
                             format!(
                                 "time went backwards (to {w} after {}, in nanoseconds); events must be ordered by time",
-                                self.max_w
+                                self.state.max_w
                             ),
                         )),
                     };
@@ -184,18 +191,18 @@ impl Runtime {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos().min(i64::MAX as u128) as i64);
-        now.max(self.max_w)
+        now.max(self.state.max_w)
     }
 
-    /// Encodes the partition key of an event into `self.key_buf`; false when the
+    /// Encodes the partition key of an event into `self.scratch.key_buf`; false when the
     /// event has no key (§3.8).
     #[inline]
     pub(super) fn encode_key<R: Row + ?Sized>(&mut self, ty: TypeId, row: &R) -> bool {
-        self.key_buf.clear();
-        if !self.facts.partitioned {
+        self.scratch.key_buf.clear();
+        if !self.config.facts.partitioned {
             return true;
         }
-        for source in self.query.key_sources(ty) {
+        for source in self.config.query.key_sources(ty) {
             let (value, declared) = match source {
                 KeySource::Missing => return false,
                 KeySource::Declared(slot, t) => (row.get(*slot), Some(*t)),
@@ -209,78 +216,80 @@ impl Runtime {
                     }
                 }
             };
-            if !encode_value(&mut self.key_buf, value, declared) {
+            if !encode_value(&mut self.scratch.key_buf, value, declared) {
                 return false;
             }
         }
         true
     }
 
-    /// Evaluates the predicates of type `ty` into `self.bits`, after checking the
-    /// declared types of the attributes read. Errors are (attribute, message).
     /// The class of an event of type `ty` when it does not depend on the event
     /// (no predicates, nothing to validate); cached until the next cache clear.
     #[inline]
     pub(super) fn fixed_class(&mut self, ty: TypeId) -> Option<crate::det::ClassId> {
         // OTHER_TYPE (u32::MAX) maps to the last slot; `min` keeps this branch-free,
         // since whether an event's type is in the query is as random as the stream.
-        let i = (ty as usize).min(self.fixed_classes.len() - 1);
-        let (epoch, class) = self.fixed_classes[i];
+        let i = (ty as usize).min(self.scratch.fixed_classes.len() - 1);
+        let (epoch, class) = self.scratch.fixed_classes[i];
         if epoch == u64::MAX {
             return None; // the type has predicates
         }
-        if epoch == self.cache.stats().clears + 1 {
+        if epoch == self.state.cache.stats().clears + 1 {
             return Some(class);
         }
-        let words = self.cache.classes.words_of(ty);
+        let words = self.state.cache.classes.words_of(ty);
         let zero = [0u64; 1];
         debug_assert_eq!(words, 1);
-        let class = self.cache.class_of(ty, &zero[..words]);
-        self.fixed_classes[i] = (self.cache.stats().clears + 1, class);
+        let class = self.state.cache.class_of(ty, &zero[..words]);
+        self.scratch.fixed_classes[i] = (self.state.cache.stats().clears + 1, class);
         Some(class)
     }
 
+    /// Evaluates the predicates of type `ty` into the scratch bits, after checking
+    /// the declared types of the attributes read; returns the number of words.
+    /// Errors are (attribute, message).
     pub(super) fn predicate_bits<R: Row + ?Sized>(
         &mut self,
         ty: TypeId,
         row: &R,
         pre: Option<&Precomputed<'_>>,
     ) -> Result<usize, (String, String)> {
-        let words = self.cache.classes.words_of(ty);
-        if self.bits.len() < words {
-            self.bits.resize(words, 0);
+        let words = self.state.cache.classes.words_of(ty);
+        if self.scratch.bits.len() < words {
+            self.scratch.bits.resize(words, 0);
         }
-        for w in &mut self.bits[..words] {
+        for w in &mut self.scratch.bits[..words] {
             *w = 0;
         }
         if ty == OTHER_TYPE {
             return Ok(words);
         }
-        for &(slot, declared) in &self.query.declared_reads[ty as usize] {
+        for &(slot, declared) in &self.config.query.declared_reads[ty as usize] {
             if pre.is_some_and(|p| p.declared_ok[slot as usize]) {
                 continue;
             }
             let v = row.get(slot);
             if !fits_declared(v, declared) {
                 return Err((
-                    self.layout[slot as usize].clone(),
+                    self.config.layout[slot as usize].clone(),
                     format!("declared as {declared}, found {}", crate::predicate::describe_value(v)),
                 ));
             }
         }
-        for (b, p) in self.query.preds[ty as usize].iter().enumerate() {
+        for (b, p) in self.config.query.preds[ty as usize].iter().enumerate() {
             if let Some(tri) = pre.and_then(|pre| pre.per_type[ty as usize][b].as_ref().map(|t| (t, pre.row))) {
                 if tri.0.is_true(tri.1) {
-                    bitset::set(&mut self.bits, b);
+                    bitset::set(&mut self.scratch.bits, b);
                 }
                 continue;
             }
             match eval_pred(p, row) {
-                Ok(Some(true)) => bitset::set(&mut self.bits, b),
+                Ok(Some(true)) => bitset::set(&mut self.scratch.bits, b),
                 Ok(_) => {}
                 Err(m) => {
-                    let field =
-                        m.slot.map_or_else(|| "filter".to_string(), |s: AttrSlot| self.layout[s as usize].clone());
+                    let field = m
+                        .slot
+                        .map_or_else(|| "filter".to_string(), |s: AttrSlot| self.config.layout[s as usize].clone());
                     return Err((field, m.message));
                 }
             }

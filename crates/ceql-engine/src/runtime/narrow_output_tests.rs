@@ -41,7 +41,7 @@ fn u32_positions_give_the_complex_events_of_u64_positions() {
 fn an_event_beyond_u32_positions_is_an_error_and_not_a_truncated_position() {
     let text = "SELECT * FROM S WHERE A ; B";
     let mut rt = runtime(text);
-    rt.position = u32::MAX as u64; // the last position a u32 output can name
+    rt.state.position = u32::MAX as u64; // the last position a u32 output can name
     let mut narrow = MatchBuffer::<u32>::empty();
     push_all(&mut rt, "A", &mut narrow);
     let err = rt.push(None, "B", &[], &mut narrow).expect_err("position 2^32 does not fit");

@@ -75,26 +75,26 @@ struct State {
 impl Runtime {
     /// Serialises the evaluation state.
     pub fn snapshot(&self) -> Vec<u8> {
-        let o = &self.options;
-        let (arena_base, nodes) = self.arena.export();
+        let o = &self.config.options;
+        let (arena_base, nodes) = self.state.arena.export();
         let export = |p: &super::partition::Partition| {
-            let stale = p.epoch < self.reset_epoch;
+            let stale = p.epoch < self.state.reset_epoch;
             PartitionState {
                 key: p.key.to_vec(),
                 epoch: p.epoch,
                 last_w: p.last_w,
-                virtual_det: self.cache.export(if stale { crate::det::INITIAL } else { p.virtual_det }),
+                virtual_det: self.state.cache.export(if stale { crate::det::INITIAL } else { p.virtual_det }),
                 entries: if stale {
                     Vec::new()
                 } else {
-                    p.table.iter().map(|e| (self.cache.export(e.det), e.ul.clone())).collect()
+                    p.table.iter().map(|e| (self.state.cache.export(e.det), e.ul.clone())).collect()
                 },
             }
         };
-        let partitions = self.partitions.in_lru_order().into_iter().map(export).collect();
-        let evicted = self.partitions.evicted().into_iter().map(export).collect();
+        let partitions = self.state.partitions.in_lru_order().into_iter().map(export).collect();
+        let evicted = self.state.partitions.evicted().into_iter().map(export).collect();
         let state = State {
-            fingerprint: self.query.fingerprint,
+            fingerprint: self.config.query.fingerprint,
             options: Options {
                 time_field: o.time_field.clone(),
                 time_unit_nanos: o.time_unit_nanos,
@@ -106,12 +106,12 @@ impl Runtime {
                 min_events_per_state: o.cache.min_events_per_state,
                 max_state_bytes: o.max_state_bytes.map(|b| b as u64),
             },
-            position: self.position,
-            max_w: self.max_w,
-            reset_epoch: self.reset_epoch,
-            stats: self.stats,
-            cache_stats: self.cache.stats(),
-            coordinate_marks: self.coordinate_marks.iter().copied().collect(),
+            position: self.state.position,
+            max_w: self.state.max_w,
+            reset_epoch: self.state.reset_epoch,
+            stats: self.state.stats,
+            cache_stats: self.state.cache.stats(),
+            coordinate_marks: self.state.coordinate_marks.iter().copied().collect(),
             arena_base,
             nodes,
             partitions,
@@ -154,38 +154,38 @@ impl Runtime {
             max_state_bytes: o.max_state_bytes.map(|b| b as usize),
         };
         let mut rt = Runtime::new(query, options);
-        rt.position = state.position;
-        rt.max_w = state.max_w;
-        rt.reset_epoch = state.reset_epoch;
-        rt.stats = state.stats;
-        rt.cache.restore_stats(state.cache_stats);
-        rt.coordinate_marks = state.coordinate_marks.into_iter().collect();
+        rt.state.position = state.position;
+        rt.state.max_w = state.max_w;
+        rt.state.reset_epoch = state.reset_epoch;
+        rt.state.stats = state.stats;
+        rt.state.cache.restore_stats(state.cache_stats);
+        rt.state.coordinate_marks = state.coordinate_marks.into_iter().collect();
         if state.arena_base % crate::tecs::CHUNK_NODES as u64 != 0 {
             return Err(SnapshotError("arena base is not chunk-aligned".into()));
         }
-        rt.arena = Arena::import(state.arena_base, &state.nodes, state.max_w);
-        rt.partitions = Partitions::new(rt.query.is_partitioned());
+        rt.state.arena = Arena::import(state.arena_base, &state.nodes, state.max_w);
+        rt.state.partitions = Partitions::new(rt.config.query.is_partitioned());
         let malformed = || SnapshotError("malformed det-state".into());
         let evicted = state.evicted.into_iter().map(|p| (p, false));
         for (p, linked) in state.partitions.into_iter().map(|p| (p, true)).chain(evicted) {
-            let pid = rt.partitions.get_or_create(&p.key, p.epoch);
+            let pid = rt.state.partitions.get_or_create(&p.key, p.epoch);
             let mut table = Vec::with_capacity(p.entries.len());
             for (det, ul) in p.entries {
                 if ul.is_empty() {
                     return Err(malformed());
                 }
-                table.push(super::Entry::new(rt.cache.import(&det).ok_or_else(malformed)?, ul));
+                table.push(super::Entry::new(rt.state.cache.import(&det).ok_or_else(malformed)?, ul));
             }
-            let virtual_det = rt.cache.import(&p.virtual_det).ok_or_else(malformed)?;
-            let part = rt.partitions.get_mut(pid);
+            let virtual_det = rt.state.cache.import(&p.virtual_det).ok_or_else(malformed)?;
+            let part = rt.state.partitions.get_mut(pid);
             part.dets = super::partition::dets_of(&table);
             part.table = table;
             part.epoch = p.epoch;
             part.virtual_det = virtual_det;
             if linked {
-                rt.partitions.touch(pid, p.last_w);
+                rt.state.partitions.touch(pid, p.last_w);
             } else if part.table.is_empty() {
-                rt.partitions.set_last_w(pid, p.last_w);
+                rt.state.partitions.set_last_w(pid, p.last_w);
             } else {
                 return Err(SnapshotError("an evicted partition holds runs".into()));
             }

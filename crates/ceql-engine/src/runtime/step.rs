@@ -28,13 +28,13 @@ impl Runtime {
     #[inline(always)]
     pub(super) fn settle_idle(&mut self, pid: PartitionId, class: ClassId, w: i64, tau: i64) -> Option<EventStart> {
         debug_assert_eq!(tau, self.threshold(w));
-        if self.partitions.get_mut(pid).epoch < self.reset_epoch {
+        if self.state.partitions.get_mut(pid).epoch < self.state.reset_epoch {
             self.reset_consumed(pid);
         }
-        let part = self.partitions.get_mut(pid);
+        let part = self.state.partitions.get_mut(pid);
         let virtual_det = part.virtual_det;
-        let start = self.cache.step(virtual_det, class);
-        let mask = self.cache.mover_mask(class);
+        let start = self.state.cache.step(virtual_det, class);
+        let mask = self.state.cache.mover_mask(class);
 
         // An idle event (noise, most often) starts no run, moves no entry of T and
         // lets none expire: T' = T, and since every final det-state is a mover, T
@@ -48,9 +48,9 @@ impl Runtime {
         {
             debug_assert_eq!(dets_of(&part.table) & !part.dets, 0, "dets is a superset of T's det-states");
             let empty = part.table.is_empty() && virtual_det == INITIAL;
-            self.partitions.touch(pid, w);
+            self.state.partitions.touch(pid, w);
             if empty {
-                self.partitions.remove(pid, &mut self.pool);
+                self.state.partitions.remove(pid, &mut self.scratch.pool);
             }
             return None;
         }
@@ -60,9 +60,9 @@ impl Runtime {
     /// Lazy CONSUME BY ANY: partition `pid` was reset by an earlier output.
     #[cold]
     fn reset_consumed(&mut self, pid: PartitionId) {
-        let part = self.partitions.get_mut(pid);
-        self.pool.extend(part.table.drain(..).map(|e| e.ul));
-        part.epoch = self.reset_epoch;
+        let part = self.state.partitions.get_mut(pid);
+        self.scratch.pool.extend(part.table.drain(..).map(|e| e.ul));
+        part.epoch = self.state.reset_epoch;
         part.virtual_det = INITIAL;
     }
 
@@ -83,8 +83,8 @@ impl Runtime {
     ) {
         let EventStart { start, mask } = begun;
         let next_virtual = start[3];
-        self.arena.set_coordinate(w);
-        let part = self.partitions.get_mut(pid);
+        self.state.arena.set_coordinate(w);
+        let part = self.state.partitions.get_mut(pid);
         let mut table = std::mem::take(&mut part.table);
         let mut dets = part.dets;
 
@@ -96,36 +96,36 @@ impl Runtime {
             table
         } else {
             self.begin_table();
-            let mut next = std::mem::take(&mut self.next_table);
+            let mut next = std::mem::take(&mut self.scratch.next_table);
             // The runs that start at this event are executed first: their max,
             // w(j), is the largest, which keeps the heads of T' in non-increasing order.
             if start[1] == DEAD && start[2] == DEAD {
                 if start[0] != DEAD {
                     // Only a marking start: one begin node instead of a bottom and
                     // an output node over it.
-                    let node = self.arena.begin(position, w);
+                    let node = self.state.arena.begin(position, w);
                     self.add(&mut next, start[0], Item { node, max: w });
                 }
             } else {
-                let bottom = Item { node: self.arena.bottom(position, w), max: w };
-                let ul = new_ulist(bottom, &mut self.pool);
+                let bottom = Item { node: self.state.arena.bottom(position, w), max: w };
+                let ul = new_ulist(bottom, &mut self.scratch.pool);
                 self.exec_trans(&mut next, start, Entry::new(DEAD, ul), position);
             }
             for mut e in table.drain(..) {
                 if !prune(&mut e.ul, tau) {
-                    self.pool.push(e.ul);
+                    self.scratch.pool.push(e.ul);
                     continue;
                 }
-                let succ = self.cache.step(e.det, class);
+                let succ = self.state.cache.step(e.det, class);
                 self.exec_trans(&mut next, succ, e, position);
             }
-            self.next_table = table;
-            debug_assert_eq!(self.next_dets, dets_of(&next));
-            dets = self.next_dets;
+            self.scratch.next_table = table;
+            debug_assert_eq!(self.scratch.next_dets, dets_of(&next));
+            dets = self.scratch.next_dets;
             next
         };
         // Union-list length ≤ number of det-states (+1: the head may repeat a max).
-        debug_assert!(next.iter().all(|e| check_invariants(&e.ul) && e.ul.len() <= self.cache.num_states() + 1));
+        debug_assert!(next.iter().all(|e| check_invariants(&e.ul) && e.ul.len() <= self.state.cache.num_states() + 1));
         debug_assert!(
             next.windows(2).all(|p| p[0].head_max() >= p[1].head_max()),
             "processing order: heads of T are non-increasing"
@@ -135,30 +135,30 @@ impl Runtime {
         let any = any_final && {
             let before = out.total();
             let any = self.emit_outputs(&next, position, tau, out);
-            self.stats.matches += out.total() - before;
+            self.state.stats.matches += out.total() - before;
             any
         };
 
         // CONSUME BY (§3.10): tested on O_j before LIMIT.
-        let reset = any && self.facts.consume != ConsumePolicy::None;
+        let reset = any && self.config.facts.consume != ConsumePolicy::None;
         let mut next_virtual = next_virtual;
         if reset {
-            self.pool.extend(next.drain(..).map(|e| e.ul));
+            self.scratch.pool.extend(next.drain(..).map(|e| e.ul));
             dets = 0;
             next_virtual = INITIAL;
-            if self.facts.consume == ConsumePolicy::Any || !self.partitions.keyed() {
-                self.reset_epoch += 1;
+            if self.config.facts.consume == ConsumePolicy::Any || !self.state.partitions.keyed() {
+                self.state.reset_epoch += 1;
             }
         }
-        let part = self.partitions.get_mut(pid);
+        let part = self.state.partitions.get_mut(pid);
         part.table = next;
         part.dets = dets;
-        part.epoch = self.reset_epoch;
+        part.epoch = self.state.reset_epoch;
         part.virtual_det = next_virtual;
-        self.partitions.touch(pid, w);
-        let part = self.partitions.get_mut(pid);
+        self.state.partitions.touch(pid, w);
+        let part = self.state.partitions.get_mut(pid);
         if part.table.is_empty() && part.virtual_det == INITIAL {
-            self.partitions.remove(pid, &mut self.pool);
+            self.state.partitions.remove(pid, &mut self.scratch.pool);
         }
     }
 
@@ -170,12 +170,12 @@ impl Runtime {
         // so enumerate everything, remove duplicates, then apply LIMIT.
         // Deduplication needs the positions: a counting buffer enumerates into the
         // runtime's scratch buffer first.
-        if self.facts.dedupe && out.is_counting() {
-            let mut scratch = std::mem::take(&mut self.dedupe_scratch);
+        if self.config.facts.dedupe && out.is_counting() {
+            let mut scratch = std::mem::take(&mut self.scratch.dedupe_scratch);
             scratch.clear();
             let any = self.enumerate_finals(next, position, tau, &mut scratch);
             out.add_counts(scratch.len() as u64, scratch.positions.len() as u64);
-            self.dedupe_scratch = scratch;
+            self.scratch.dedupe_scratch = scratch;
             any
         } else {
             self.enumerate_finals(next, position, tau, out)
@@ -195,23 +195,23 @@ impl Runtime {
         target: &mut MatchBuffer<P>,
     ) -> bool {
         let mut any = false;
-        let limit = self.facts.limit;
-        let dedupe = self.facts.dedupe;
+        let limit = self.config.facts.limit;
+        let dedupe = self.config.facts.dedupe;
         let first = target.len();
         let mut budget = if dedupe { u64::MAX } else { limit };
         for e in next {
-            if !self.cache.is_final(e.det) || e.head_max() < tau {
+            if !self.state.cache.is_final(e.det) || e.head_max() < tau {
                 continue;
             }
             any = true;
-            if !self.options.enumerate {
+            if !self.config.options.enumerate {
                 break;
             }
             for &item in &e.ul {
                 if budget == 0 {
                     break;
                 }
-                budget -= self.enumerator.enumerate(&self.arena, item, position, tau, budget, target);
+                budget -= self.scratch.enumerator.enumerate(&self.state.arena, item, position, tau, budget, target);
                 if target.overflowed() {
                     break;
                 }
@@ -234,7 +234,7 @@ impl Runtime {
         let i1 = if u1 != DEAD { self.index_of(u1) } else { None };
         if m == DEAD && u2 == DEAD && i1.is_none() {
             if u1 == DEAD {
-                self.pool.push(e.ul);
+                self.scratch.pool.push(e.ul);
             } else {
                 // Only a non-marking successor not yet in T': reuse the list as is.
                 self.set_index(u1, next.len());
@@ -243,10 +243,10 @@ impl Runtime {
             }
             return;
         }
-        let merged = e.merged(&mut self.arena);
+        let merged = e.merged(&mut self.state.arena);
         let ul = e.ul;
         if m != DEAD {
-            let node = self.arena.output(position, merged.node, merged.max);
+            let node = self.state.arena.output(position, merged.node, merged.max);
             self.add(next, m, Item { node, max: merged.max });
         }
         let mut ul = Some(ul);
@@ -256,7 +256,7 @@ impl Runtime {
                 continue;
             }
             match self.index_of(u) {
-                Some(i) => next[i].insert(&mut self.arena, merged),
+                Some(i) => next[i].insert(&mut self.state.arena, merged),
                 None => {
                     self.set_index(u, next.len());
                     let list = match (ul.take(), moved_to) {
@@ -265,7 +265,7 @@ impl Runtime {
                         // gets a copy of the list.
                         (None, Some(i)) => {
                             let i: usize = i;
-                            let mut copy: UnionList = self.pool.pop().unwrap_or_default();
+                            let mut copy: UnionList = self.scratch.pool.pop().unwrap_or_default();
                             copy.clear();
                             copy.extend_from_slice(&next[i].ul);
                             copy
@@ -281,7 +281,7 @@ impl Runtime {
             }
         }
         if let Some(l) = ul {
-            self.pool.push(l);
+            self.scratch.pool.push(l);
         }
     }
 
@@ -289,10 +289,10 @@ impl Runtime {
     #[inline]
     fn add(&mut self, next: &mut Vec<Entry>, q: crate::det::DetId, n: Item) {
         match self.index_of(q) {
-            Some(i) => next[i].insert(&mut self.arena, n),
+            Some(i) => next[i].insert(&mut self.state.arena, n),
             None => {
                 self.set_index(q, next.len());
-                let ul = new_ulist(n, &mut self.pool);
+                let ul = new_ulist(n, &mut self.scratch.pool);
                 next.push(Entry::new(q, ul));
             }
         }
@@ -300,30 +300,31 @@ impl Runtime {
 
     /// Starts a new `T'`: invalidates every index of the previous one in O(1).
     fn begin_table(&mut self) {
-        self.next_dets = 0;
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.stamp_of.iter_mut().for_each(|s| *s = 0);
-            self.stamp = 1;
+        self.scratch.next_dets = 0;
+        self.scratch.stamp = self.scratch.stamp.wrapping_add(1);
+        if self.scratch.stamp == 0 {
+            self.scratch.stamp_of.iter_mut().for_each(|s| *s = 0);
+            self.scratch.stamp = 1;
         }
     }
 
     #[inline]
     fn index_of(&self, d: crate::det::DetId) -> Option<usize> {
         let d = d as usize;
-        (d < self.stamp_of.len() && self.stamp_of[d] == self.stamp).then(|| self.slot_of[d] as usize)
+        (d < self.scratch.stamp_of.len() && self.scratch.stamp_of[d] == self.scratch.stamp)
+            .then(|| self.scratch.slot_of[d] as usize)
     }
 
     #[inline]
     fn set_index(&mut self, d: crate::det::DetId, i: usize) {
         let d = d as usize;
-        if d >= self.stamp_of.len() {
-            let n = (d + 1).max(self.stamp_of.len() * 2);
-            self.stamp_of.resize(n, 0);
-            self.slot_of.resize(n, 0);
+        if d >= self.scratch.stamp_of.len() {
+            let n = (d + 1).max(self.scratch.stamp_of.len() * 2);
+            self.scratch.stamp_of.resize(n, 0);
+            self.scratch.slot_of.resize(n, 0);
         }
-        self.stamp_of[d] = self.stamp;
-        self.slot_of[d] = i as u32;
-        self.next_dets |= super::partition::det_bit(d as crate::det::DetId);
+        self.scratch.stamp_of[d] = self.scratch.stamp;
+        self.scratch.slot_of[d] = i as u32;
+        self.scratch.next_dets |= super::partition::det_bit(d as crate::det::DetId);
     }
 }

@@ -1,0 +1,67 @@
+//! What an evaluation fixes when it starts: the query, its options, the attribute
+//! layout events are read in, and the facts of the query that every event needs.
+
+use super::RuntimeOptions;
+use crate::analyze::WindowPlan;
+use crate::predicate::AttrSlot;
+use crate::query::CompiledQuery;
+use std::sync::Arc;
+
+/// The immutable part of a [`super::Runtime`].
+pub(crate) struct Config {
+    pub(crate) query: Arc<CompiledQuery>,
+    pub(crate) options: RuntimeOptions,
+    /// Attribute names read per event, indexed by slot (the query's, then the
+    /// time field when a duration window reads it).
+    pub(crate) layout: Vec<String>,
+    /// Slot of the time field in `layout`.
+    pub(crate) time_slot: Option<AttrSlot>,
+    /// Facts of the query read on every event, copied out of the plan.
+    pub(crate) facts: Facts,
+    /// `max_state_bytes`, resolved.
+    pub(crate) state_budget: usize,
+}
+
+/// Per-event facts of the query, copied out of the plan so that the hot path does
+/// not go through the shared query.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Facts {
+    /// Window bound `ε` (`None`: unbounded).
+    pub epsilon: Option<i64>,
+    /// Windows on time stamps or attribute values.
+    pub time_based: bool,
+    /// `CONSUME BY` policy.
+    pub consume: ceql_syntax::ast::ConsumePolicy,
+    /// `LIMIT n`, or `u64::MAX`.
+    pub limit: u64,
+    /// Remove repeated complex events at each position.
+    pub dedupe: bool,
+    /// `PARTITION BY` present.
+    pub partitioned: bool,
+}
+
+impl Config {
+    pub(crate) fn new(query: Arc<CompiledQuery>, options: RuntimeOptions) -> Config {
+        let mut layout = query.attributes.clone();
+        let time_slot = match (&query.plan.window, &options.time_field) {
+            (WindowPlan::Duration(_), Some(f)) => Some(match layout.iter().position(|a| a == f) {
+                Some(i) => i as AttrSlot,
+                None => {
+                    layout.push(f.clone());
+                    (layout.len() - 1) as AttrSlot
+                }
+            }),
+            _ => None,
+        };
+        let facts = Facts {
+            epsilon: query.plan.window.epsilon(),
+            time_based: query.plan.window.is_time_based(),
+            consume: query.plan.consume,
+            limit: query.plan.limit.unwrap_or(u64::MAX),
+            dedupe: query.dedupe_output,
+            partitioned: query.is_partitioned(),
+        };
+        let state_budget = options.max_state_bytes.unwrap_or_else(crate::memory::default_state_budget);
+        Config { query, options, layout, time_slot, facts, state_budget }
+    }
+}

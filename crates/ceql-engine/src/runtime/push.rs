@@ -1,0 +1,174 @@
+//! The entry of every event: PUSH resolves what the event is (ingestion), settles
+//! the determinization cache, commits the position, and runs ON_EVENT for its
+//! partition (`step.rs`); then expired memory is reclaimed (reference §6.5, §6.7).
+
+use super::ingest::Outcome;
+use super::{Precomputed, Runtime, Target};
+use crate::error::EventError;
+use crate::output::{MatchBuffer, Position};
+use crate::predicate::Row;
+
+impl Runtime {
+    /// Pushes one event: `values[i]` is the value of `attribute_names()[i]`.
+    /// Complex events ending at this event are appended to `out`.
+    pub fn push<P: Position>(
+        &mut self,
+        stream: Option<&str>,
+        event_type: &str,
+        values: &[crate::value::ValueRef<'_>],
+        out: &mut MatchBuffer<P>,
+    ) -> Result<(), EventError> {
+        self.check_state_budget()?;
+        let target = self
+            .resolve_target(stream, event_type)
+            .map_err(|(field, msg)| EventError::new(self.state.position, field, Some(event_type), msg))?;
+        self.push_target(target, values, out).map_err(|mut e| {
+            e.event_type = Some(event_type.to_string());
+            e
+        })
+    }
+
+    /// Pushes one event whose target was resolved with [`Runtime::resolve_target`]
+    /// (lets columnar input resolve each distinct type name once). This is the
+    /// fastest path and does not check the state budget: a caller that pushes
+    /// events one by one this way checks it with [`Runtime::check_state_budget`]
+    /// every few thousand events ([`Runtime::push`] and [`Runtime::push_batch`]
+    /// do it for their callers).
+    pub fn push_target<R: Row + ?Sized, P: Position>(
+        &mut self,
+        target: Target,
+        row: &R,
+        out: &mut MatchBuffer<P>,
+    ) -> Result<(), EventError> {
+        self.push_precomputed(target, row, None, out)
+    }
+
+    /// As [`Runtime::push_target`], with predicate results already computed for the
+    /// batch the row belongs to.
+    pub(crate) fn push_precomputed<R: Row + ?Sized, P: Position>(
+        &mut self,
+        target: Target,
+        row: &R,
+        pre: Option<&Precomputed<'_>>,
+        out: &mut MatchBuffer<P>,
+    ) -> Result<(), EventError> {
+        let position = self.state.position;
+        // A narrow output cannot name this event (for u64 this is never true).
+        if position > P::MAX {
+            return Err(EventError::position_overflow(position, P::MAX));
+        }
+        let ty = match target {
+            Target::Skip => {
+                self.state.position += 1;
+                self.state.stats.skipped += 1;
+                if !self.config.facts.time_based {
+                    self.state.max_w = position as i64;
+                }
+                self.reclaim();
+                return Ok(());
+            }
+            Target::Type(t) => t,
+        };
+        let type_name = |rt: &Runtime| (ty != crate::det::OTHER_TYPE).then(|| rt.config.query.type_name(ty));
+        let w = match self.coordinate(ty, row, position) {
+            Ok(Outcome::Accept(w)) => w,
+            Ok(Outcome::Late) => {
+                self.state.position += 1;
+                self.state.stats.late += 1;
+                return Ok(());
+            }
+            Err((field, msg)) => return Err(EventError::new(position, field, type_name(self).as_deref(), msg)),
+        };
+        if !self.encode_key(ty, row) {
+            self.state.position += 1;
+            self.state.stats.no_key += 1;
+            self.state.max_w = self.state.max_w.max(w);
+            self.reclaim();
+            return Ok(());
+        }
+        // Clear the determinization cache between events when it is over budget
+        // (class ids are computed next and only live for this event).
+        if self.state.cache.over_budget() {
+            self.clear_cache()?;
+        }
+        let class = match self.fixed_class(ty) {
+            Some(c) => c,
+            None => {
+                let words = self
+                    .predicate_bits(ty, row, pre)
+                    .map_err(|(field, msg)| EventError::new(position, field, type_name(self).as_deref(), msg))?;
+                self.state.cache.class_of(ty, &self.scratch.bits[..words])
+            }
+        };
+        // Committed: the event is accepted.
+        self.state.position += 1;
+        self.state.stats.accepted += 1;
+        self.state.max_w = self.state.max_w.max(w);
+        if self.config.facts.time_based && self.state.coordinate_marks.back().is_none_or(|&(last, _)| last < w) {
+            self.state.coordinate_marks.push_back((w, position));
+        }
+        // Accepted coordinates never decrease, so `w` is now `max_w` and this is the
+        // threshold of both the event and the reclamation after it.
+        let tau = self.threshold(w);
+        let pid = self.state.partitions.get_or_create(&self.scratch.key_buf, self.state.reset_epoch);
+        if let Some(begun) = self.settle_idle(pid, class, w, tau) {
+            self.on_event(pid, begun, class, position, w, tau, out);
+        }
+        self.reclaim_at(tau);
+        if out.overflowed() {
+            return Err(EventError::out_of_memory(position));
+        }
+        Ok(())
+    }
+
+    /// The threshold `τ` for the current coordinate: starts with `w < τ` are outside
+    /// the window from now on.
+    #[inline]
+    pub(crate) fn threshold(&self, w: i64) -> i64 {
+        match self.config.facts.epsilon {
+            None => i64::MIN,
+            Some(eps) => w.saturating_sub(eps),
+        }
+    }
+
+    /// Frees tECS chunks and partitions that can no longer contribute (§6.7).
+    #[inline(always)]
+    pub(super) fn reclaim(&mut self) {
+        if self.config.facts.epsilon.is_none() || self.state.max_w == i64::MIN {
+            return;
+        }
+        self.reclaim_at(self.threshold(self.state.max_w));
+    }
+
+    /// [`Runtime::reclaim`] when the threshold of `max_w` is known to be `tau`.
+    #[inline(always)]
+    fn reclaim_at(&mut self, tau: i64) {
+        debug_assert!(self.state.max_w == i64::MIN || tau == self.threshold(self.state.max_w));
+        // Most events free nothing: without partitions or time marks, that is one
+        // comparison here instead of a call (unbounded windows have τ = i64::MIN).
+        if self.state.arena.oldest_full_coordinate() >= tau
+            && !self.config.facts.partitioned
+            && !self.config.facts.time_based
+        {
+            return;
+        }
+        if self.config.facts.epsilon.is_some() {
+            self.reclaim_below(tau);
+        }
+    }
+
+    /// The work of [`Runtime::reclaim`] for the threshold `tau`.
+    fn reclaim_below(&mut self, tau: i64) {
+        if self.state.arena.oldest_full_coordinate() < tau {
+            self.state.arena.expire(tau);
+        }
+        if self.config.facts.partitioned {
+            self.state.partitions.evict_idle(tau, &mut self.scratch.pool);
+        }
+        if self.config.facts.time_based {
+            while self.state.coordinate_marks.front().is_some_and(|&(w, _)| w < tau) {
+                self.state.coordinate_marks.pop_front();
+            }
+        }
+    }
+}

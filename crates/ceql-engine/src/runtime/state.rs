@@ -1,0 +1,48 @@
+//! What an evaluation has seen: the determinization cache, the tECS arena, the
+//! partitions with their tables `T`, and the counters. This is exactly what a
+//! snapshot saves ([`super::snapshot`]); everything else is configuration or
+//! scratch space.
+
+use super::config::Config;
+use super::partition::Partitions;
+use super::RuntimeStats;
+use crate::det::DetCache;
+use crate::tecs::Arena;
+use std::collections::VecDeque;
+
+/// The evaluation state of a [`super::Runtime`].
+pub(crate) struct State {
+    /// The lazily determinized automaton, shared by all partitions.
+    pub(crate) cache: DetCache,
+    /// tECS nodes.
+    pub(crate) arena: Arena,
+    /// One table `T` per `PARTITION BY` key.
+    pub(crate) partitions: Partitions,
+    /// Next position.
+    pub(crate) position: u64,
+    /// Largest window coordinate accepted so far (`max_w_seen`).
+    pub(crate) max_w: i64,
+    /// Global `CONSUME BY ANY` epoch.
+    pub(crate) reset_epoch: u64,
+    pub(crate) stats: RuntimeStats,
+    /// Time-based windows: the first position of each distinct coordinate still
+    /// inside the window (for [`super::Runtime::horizon`]).
+    pub(crate) coordinate_marks: VecDeque<(i64, u64)>,
+}
+
+impl State {
+    /// The state before the first event.
+    pub(crate) fn new(config: &Config) -> State {
+        let q = &config.query;
+        State {
+            cache: DetCache::new(q.cea.clone(), q.strategy, &q.preds_per_type(), config.options.cache),
+            arena: Arena::new(),
+            partitions: Partitions::new(q.is_partitioned()),
+            position: 0,
+            max_w: i64::MIN,
+            reset_epoch: 0,
+            stats: RuntimeStats::default(),
+            coordinate_marks: VecDeque::new(),
+        }
+    }
+}
