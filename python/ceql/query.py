@@ -60,12 +60,13 @@ class Query:
     def _runtime(self, time_field: Optional[str], time_unit: str, late: str, **kw: Any) -> "_ceql.NativeRuntime":
         if late not in _LATE:
             raise ValueError(f"late must be 'error' or 'drop', not {late!r}")
+        budgets = {name: _budget(name, value) for name, value in kw.items()}
         return _ceql.NativeRuntime(
             self._native,
             time_field=time_field,
             time_unit_nanos=time_unit_nanos(time_unit),
             late_drop=late == "drop",
-            **kw,
+            **budgets,
         )
 
     def run(
@@ -244,6 +245,21 @@ class Query:
 
 
 from .stream import Stream  # noqa: E402  (circular: Stream needs Query)
+
+
+def _budget(name: str, value: Any) -> Optional[int]:
+    """A cache budget (``max_cache_bytes``, ``max_det_states``) as an int: None
+    (the default) or a non-negative integer below 2^64; anything else is a
+    ``ValueError`` naming the argument."""
+    if value is None:
+        return None
+    try:
+        n = operator.index(value)  # int, numpy integers
+    except TypeError:
+        n = -1
+    if isinstance(value, bool) or not 0 <= n < 2**64:
+        raise ValueError(f"{name} must be None or a non-negative integer below 2**64, not {value!r}")
+    return n
 
 
 def _pushed(rt: Any, push: Any, data: Any, source: Any) -> List[Any]:
