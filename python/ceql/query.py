@@ -7,12 +7,14 @@ from typing import Any, Iterable, Iterator, List, Optional
 
 from . import _ceql
 from ._inputs import (
+    checked_arrow,
     is_arrow,
     is_pandas,
     narrow_positions,
     pandas_records,
     pandas_to_arrow,
     records_to_arrow,
+    refuse_duplicate_columns,
     rereadable_arrow,
     time_unit_nanos,
 )
@@ -99,8 +101,10 @@ class Query:
         rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
         if is_arrow(events):
             events = rereadable_arrow(events)
+            refuse_duplicate_columns(events.schema.names, 0)
             return _pushed(rt, rt.push_arrow, events, ArrowSource(events))
         if is_pandas(events):
+            refuse_duplicate_columns(events.columns, 0)
             table = pandas_to_arrow(events)
             if table is not None:
                 return _pushed(rt, rt.push_arrow, table, PandasSource(events))
@@ -285,10 +289,11 @@ def _arrow_input(events: Any, position_type: Optional[str]) -> Any:
 def _arrow_data(events: Any) -> Any:
     """``(data, None)`` or ``(None, events)``, as for :func:`_arrow_input`."""
     if is_pandas(events):
+        refuse_duplicate_columns(events.columns, 0)
         table = pandas_to_arrow(events)
         return (table, None) if table is not None else (None, events)
     if is_arrow(events):
-        return events, None
+        return checked_arrow(events, 0), None
     rows = list(events)
     table = records_to_arrow(rows)
     return (table, None) if table is not None else (None, rows)

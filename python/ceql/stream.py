@@ -9,7 +9,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Deque, Iterable, List, Optional, Tuple
 
 from . import _ceql
-from ._inputs import is_arrow, is_pandas, pandas_records, pandas_to_arrow, rereadable_arrow
+from ._inputs import is_arrow, is_pandas, pandas_records, pandas_to_arrow, refuse_duplicate_columns, rereadable_arrow
 from ._sources import ArrowSource, ChunkView, ListSource
 from .errors import CeqlEventError, CeqlSnapshotError
 
@@ -70,14 +70,16 @@ class Stream:
         """Pushes Arrow data (pyarrow Table/RecordBatch, polars DataFrame, anything with
         ``__arrow_c_stream__``) or a pandas DataFrame, row by row, without per-row
         Python objects. Errors as for :meth:`push_many`."""
+        start = self._native.next_position()
         if is_pandas(batch):
+            refuse_duplicate_columns(batch.columns, start)
             table = pandas_to_arrow(batch)
             if table is None:
                 return self._push_list(pandas_records(batch))
             batch = table
         else:
             batch = rereadable_arrow(batch)
-        start = self._native.next_position()
+            refuse_duplicate_columns(batch.schema.names, start)
         source = ArrowSource(batch, offset=start)
         self._chunks.append((start, source))
         try:
