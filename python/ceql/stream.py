@@ -5,12 +5,11 @@ from __future__ import annotations
 import pickle
 import struct
 import zlib
-from collections import deque
-from typing import TYPE_CHECKING, Any, Deque, Iterable, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Iterable, List, Optional, Tuple
 
 from . import _ceql
 from ._inputs import is_arrow, is_pandas, pandas_records, pandas_to_arrow, refuse_duplicate_columns, rereadable_arrow
-from ._sources import ArrowSource, ChunkView, ListSource
+from ._sources import ArrowSource, ListSource, Retained
 from .errors import CeqlEventError, CeqlSnapshotError
 
 if TYPE_CHECKING:
@@ -36,12 +35,21 @@ class Stream:
     def __init__(self, query: "Query", native: "_ceql.NativeRuntime") -> None:
         self.query = query
         self._native = native
-        self._chunks: Deque[Tuple[int, Any]] = deque()
+        self._chunks = Retained(_CHUNK)
 
     # -- input -------------------------------------------------------------
     def push(self, event: Any) -> List["_ceql.Match"]:
-        """Pushes one event (a mapping with ``"type"``); returns the matches ending at it."""
-        return self._push_list([event])
+        """Pushes one event (a mapping with ``"type"``); returns the matches ending
+        at it. Amortised O(1) in the events retained."""
+        start = self._native.next_position()
+        self._chunks.append_event(start, event)
+        try:
+            matches = self._native.push_events((event,), self._chunks.view())
+        except BaseException as e:
+            self._failed_push(start, e)
+            raise
+        self._trim()
+        return matches
 
     def push_many(self, events: Iterable[Any]) -> List["_ceql.Match"]:
         """Pushes events in order; returns the matches, in order of ``end``. If an
@@ -81,9 +89,9 @@ class Stream:
             batch = rereadable_arrow(batch)
             refuse_duplicate_columns(batch.schema.names, start)
         source = ArrowSource(batch, offset=start)
-        self._chunks.append((start, source))
+        self._chunks.append(start, source)
         try:
-            matches = self._native.push_arrow(batch, ChunkView(self._chunks))
+            matches = self._native.push_arrow(batch, self._chunks.view())
         except BaseException as e:
             self._failed_push(start, e)
             raise
@@ -92,9 +100,9 @@ class Stream:
 
     def _push_list(self, events: List[Any]) -> List["_ceql.Match"]:
         start = self._native.next_position()
-        self._chunks.append((start, ListSource(events, offset=start)))
+        self._chunks.append(start, ListSource(events, offset=start))
         try:
-            matches = self._native.push_events(events, ChunkView(self._chunks))
+            matches = self._native.push_events(events, self._chunks.view())
         except BaseException as e:
             self._failed_push(start, e)
             raise
@@ -132,27 +140,22 @@ class Stream:
 
     # -- retention -----------------------------------------------------------
     def _trim(self) -> None:
-        horizon = self._native.horizon()
-        while len(self._chunks) > 1 and self._chunks[1][0] <= horizon:
-            self._chunks.popleft()
+        self._chunks.trim(self._native.horizon())
 
     def _failed_push(self, start: int, error: BaseException) -> None:
         """After a push that failed part-way: the last chunk keeps only the events
         the engine processed (they have positions, and later matches may use them),
         and a bad event's error gets the matches that ended before it."""
-        kept = self._native.next_position() - start
-        first, src = self._chunks.pop()
-        if kept > 0:
-            self._chunks.append((first, src.head(kept)))
+        self._chunks.keep_first(start, self._native.next_position() - start)
         if isinstance(error, CeqlEventError):
-            error.matches = list(self._native.take_matches(ChunkView(self._chunks)))
+            error.matches = list(self._native.take_matches(self._chunks.view()))
 
     def _retained(self) -> Tuple[int, List[Any]]:
         """(first position, events) retained, as plain Python objects."""
         horizon = self._native.horizon()
         end = self._native.next_position()
         positions = list(range(horizon, end))
-        events = ChunkView(self._chunks).events_at(positions) if positions else []
+        events = self._chunks.view().events_at(positions) if positions else []
         return horizon, events
 
     # -- state -----------------------------------------------------------------
@@ -201,7 +204,7 @@ class Stream:
         except Exception as e:  # a payload this version did not write
             raise CeqlSnapshotError(f"the snapshot's event data cannot be read: {e}", code="SNAPSHOT") from None
         stream = cls(query, native)
-        stream._chunks.append((first, ListSource(events, offset=first)))
+        stream._chunks.append(first, ListSource(events, offset=first))
         return stream
 
     def __repr__(self) -> str:
