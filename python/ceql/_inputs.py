@@ -41,12 +41,19 @@ def rereadable_arrow(obj: Any) -> Any:
 def checked_arrow(obj: Any, position: int) -> Any:
     """Arrow data for the engine, its column names checked (see
     :func:`refuse_duplicate_columns`): pyarrow Tables, RecordBatches and readers
-    and polars DataFrames as they are, any other ``__arrow_c_stream__`` producer
+    and polars DataFrames as they are (a polars frame with a Null column read
+    into pyarrow first), any other ``__arrow_c_stream__`` producer
     opened as a pyarrow ``RecordBatchReader`` (no copy) so that its schema can be
     read before its rows."""
     module, name = type(obj).__module__, type(obj).__name__
     if module.startswith("polars") and name == "DataFrame":
         names = obj.columns
+        if any(str(t) == "Null" for t in obj.dtypes):
+            import pyarrow as pa
+
+            # polars exports a Null column with a buffer, which the Arrow C data
+            # import of arrow-rs refuses; pyarrow's import takes it (no copy).
+            obj = pa.table(obj)
     else:
         if not (module.startswith("pyarrow") and name in ("Table", "RecordBatch", "RecordBatchReader")):
             import pyarrow as pa
