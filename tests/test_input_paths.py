@@ -261,12 +261,11 @@ def test_numpy_float16_and_bool_keep_their_value_and_type_on_every_path():
     assert set(map(_no_matches, _every_path(q, ints).values())) == {("error", 1, "f")}
 
 
-@pytest.mark.xfail(strict=True, reason="engine fix pending")
 def test_a_null_key_attribute_counts_as_absent_on_every_path():
     """PARTITION BY [w, s]: an event without `w` is keyed by `s`. Among dicts the
     key is missing; in Arrow the column exists (another event has `w`) and is
-    NULL there. Without a declared schema a NULL key attribute counts as absent,
-    so every path gives the match of the dicts (the engine change is the lead's)."""
+    NULL there. Without a declared schema a NULL key attribute counts as absent
+    (engine change of 8cda65e), so every path gives the match of the dicts."""
     q = ceql.compile("SELECT * FROM S WHERE A ; B PARTITION BY [w, s]")
     events = [{"type": "A", "s": "k"}, {"type": "B", "s": "k"}, {"type": "X", "w": 1}]
     table = pa.table({"type": ["A", "B", "X"], "s": ["k", "k", None], "w": pa.array([None, None, 1], pa.int64())})

@@ -253,16 +253,17 @@ from .stream import Stream  # noqa: E402  (circular: Stream needs Query)
 
 def _budget(name: str, value: Any) -> Optional[int]:
     """A cache budget (``max_cache_bytes``, ``max_det_states``) as an int: None
-    (the default) or a non-negative integer below 2^64; anything else is a
-    ``ValueError`` naming the argument."""
+    (the default) or a positive integer below 2^64; anything else is a
+    ``ValueError`` naming the argument (a budget of 0 holds no det-state, so no
+    event could be evaluated)."""
     if value is None:
         return None
     try:
         n = operator.index(value)  # int, numpy integers
     except TypeError:
         n = -1
-    if isinstance(value, bool) or not 0 <= n < 2**64:
-        raise ValueError(f"{name} must be None or a non-negative integer below 2**64, not {value!r}")
+    if isinstance(value, bool) or not 0 < n < 2**64:
+        raise ValueError(f"{name} must be None or a positive integer below 2**64, not {value!r}")
     return n
 
 
