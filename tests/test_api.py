@@ -337,3 +337,18 @@ def test_an_output_too_large_for_memory_is_an_exception_not_a_crash():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize("bad", [-1, 0, 2**64, 1.5, "10", True])
+def test_cache_budgets_must_be_positive_integers(bad):
+    """A negative budget was a raw OverflowError from the binding."""
+    q = ceql.compile(SEQ)
+    calls = [q.run, q.run_arrow, q.run_arrow_batches, lambda events, **kw: q.stream(**kw).push_many(events)]
+    for name in ("max_cache_bytes", "max_det_states"):
+        for call in calls:
+            with pytest.raises(ValueError, match=f"{name} must be None or a positive integer") as err:
+                call(EVENTS, **{name: bad})
+            assert not isinstance(err.value, OverflowError)
+    np = pytest.importorskip("numpy")
+    for good in (np.int64(1 << 20), 2**64 - 1):
+        assert sorted(as_triples(q.run(EVENTS, max_cache_bytes=good, max_det_states=good))) == sorted(EXPECTED)

@@ -208,3 +208,49 @@ def test_the_matches_before_a_bad_event_are_on_the_error():
         s.push_batch(pa.table({"type": ["A", "B", None]}))
     assert triples(err.value.matches) == want
     assert triples(s.push({"type": "B"})) == [(0, 2, (0, 2))]
+
+
+def _duplicated_inputs():
+    """The same two events with two columns named `x`, in every tabular form."""
+    frame = pd.DataFrame([["A", 5, 0], ["B", 6, 0]], columns=["type", "x", "x"])
+    table = pa.table([pa.array(["A", "B"]), pa.array([5, 6]), pa.array([0, 0])], names=["type", "x", "x"])
+
+    class CStreamOnly:
+        def __arrow_c_stream__(self, requested_schema=None):
+            return table.__arrow_c_stream__(requested_schema)
+
+    return {
+        "pandas": lambda: frame,
+        "table": lambda: table,
+        "batch": lambda: table.to_batches()[0],
+        "reader": lambda: pa.RecordBatchReader.from_batches(table.schema, table.to_batches()),
+        "c-stream": CStreamOnly,
+    }
+
+
+@pytest.mark.parametrize("kind", list(_duplicated_inputs()))
+def test_duplicate_column_names_are_refused_before_anything_is_evaluated(kind):
+    """Which of two columns named `x` an attribute is read from is not defined (the
+    engine read the first, Match.events showed the last): every path refuses them,
+    naming the column, before the first row."""
+    make = _duplicated_inputs()[kind]
+    q = ceql.compile("SELECT * FROM S WHERE A ; B FILTER A[x > 1] WITHIN 5 EVENTS")
+    calls = {
+        "run": lambda: q.run(make()),
+        "run_arrow": lambda: q.run_arrow(make()),
+        "run_arrow_batches": lambda: q.run_arrow_batches(make()).read_all(),
+    }
+    if kind != "pandas":  # join_events takes Arrow data
+        calls["join_events"] = lambda: ceql.join_events(q.run_arrow(pa.table({"type": ["A", "B"], "x": [5, 6]})), make())
+    for name, call in calls.items():
+        with pytest.raises(ceql.CeqlEventError, match="columns named `x`") as err:
+            call()
+        assert (err.value.position, err.value.field) == (0, "x"), name
+    s = q.stream()
+    s.push({"type": "A", "x": 5})
+    for push in (s.push_batch, s.push_many, s.process):
+        with pytest.raises(ceql.CeqlEventError, match="columns named `x`") as err:
+            push(make())
+        assert (err.value.position, err.value.field) == (1, "x")
+        assert s.position == 1 and s.stats()["events"] == 1, "nothing was evaluated"
+    assert [m.positions for m in s.push({"type": "B"})] == [(0, 1)]

@@ -3,8 +3,11 @@ of mappings."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections import Counter
+from typing import Any, Iterable
+
+from ._columns import pandas_to_arrow, records_to_arrow  # noqa: F401  (re-exported)
+from .errors import CeqlEventError
 
 TIME_UNITS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 
@@ -33,6 +36,32 @@ def rereadable_arrow(obj: Any) -> Any:
     import pyarrow as pa
 
     return pa.table(obj)
+
+
+def checked_arrow(obj: Any, position: int) -> Any:
+    """Arrow data for the engine, its column names checked (see
+    :func:`refuse_duplicate_columns`): pyarrow Tables, RecordBatches and readers
+    and polars DataFrames as they are (a polars frame with a Null column read
+    into pyarrow first), any other ``__arrow_c_stream__`` producer
+    opened as a pyarrow ``RecordBatchReader`` (no copy) so that its schema can be
+    read before its rows."""
+    module, name = type(obj).__module__, type(obj).__name__
+    if module.startswith("polars") and name == "DataFrame":
+        names = obj.columns
+        if any(str(t) == "Null" for t in obj.dtypes):
+            import pyarrow as pa
+
+            # polars exports a Null column with a buffer, which the Arrow C data
+            # import of arrow-rs refuses; pyarrow's import takes it (no copy).
+            obj = pa.table(obj)
+    else:
+        if not (module.startswith("pyarrow") and name in ("Table", "RecordBatch", "RecordBatchReader")):
+            import pyarrow as pa
+
+            obj = pa.RecordBatchReader.from_stream(obj)
+        names = obj.schema.names
+    refuse_duplicate_columns(names, position)
+    return obj
 
 
 def known_rows(obj: Any) -> Any:
@@ -68,35 +97,31 @@ def is_pandas(obj: Any) -> bool:
     return type(obj).__name__ == "DataFrame" and type(obj).__module__.startswith("pandas")
 
 
-def records_to_arrow(rows: list) -> Any:
-    """A list of event mappings as a pyarrow Table with a column for every key met
-    in any event (missing keys are nulls), or ``None`` when that is not possible:
-    an event that is not a mapping, or a field whose values Arrow cannot put in one
-    column (``1`` in one event and ``"a"`` in another)."""
-    import pyarrow as pa
-
-    if not all(isinstance(r, Mapping) for r in rows):
-        return None
-    keys = list(dict.fromkeys(k for r in rows for k in r))
-    try:
-        return pa.table({k: pa.array([r.get(k) for r in rows]) for k in keys}) if keys else None
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError, TypeError, ValueError):
-        return None
-
-
 def pandas_records(frame: Any) -> list:
     """A pandas DataFrame as a list of dicts for the row-by-row path (frames whose
     columns Arrow cannot type). Missing markers (NaN, NaT, ``pd.NA``, ``None``)
-    become ``None``, i.e. NULL, as they do when the frame goes through Arrow."""
-    return frame.astype(object).where(frame.notna(), None).to_dict("records")
+    become ``None``, i.e. NULL, as they do when the frame goes through Arrow; the
+    values of object columns are kept as they are (pandas' own ``to_dict`` would
+    turn a numpy ``datetime64`` into a ``Timestamp``, or fail on it)."""
+    names = list(frame.columns)
+    if not names:
+        return [{} for _ in range(len(frame))]
+    columns = []
+    for i in range(len(names)):
+        col = frame.iloc[:, i]
+        missing = col.isna().to_numpy()
+        columns.append([None if m else v for v, m in zip(col.tolist(), missing)])
+    return [dict(zip(names, row)) for row in zip(*columns)]
 
 
-def pandas_to_arrow(frame: Any) -> Any:
-    """Converts a pandas DataFrame to a pyarrow Table, or ``None`` if its columns
-    cannot be typed (mixed object columns); the caller then reads it row by row."""
-    try:
-        import pyarrow as pa
-
-        return pa.Table.from_pandas(frame, preserve_index=False)
-    except Exception:  # pyarrow missing, or an object column with mixed types
-        return None
+def refuse_duplicate_columns(names: Iterable[Any], position: int) -> None:
+    """Raises :class:`CeqlEventError` (at ``position``, the first row of the
+    input, naming the column) when ``names``, the columns of a pandas frame or
+    Arrow data, has a name twice: which of the columns an attribute would be read
+    from is not defined."""
+    counts = Counter(str(n) for n in names)
+    for name, n in counts.items():
+        if n > 1:
+            message = f"the input has {n} columns named `{name}`; column names must be unique"
+            raise CeqlEventError(f"event at position {position}, field `{name}`: {message}", position=position,
+                                 field=name, event_type=None, message=message)

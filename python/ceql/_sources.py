@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import bisect
-from typing import Any, List, Sequence, Tuple
+from typing import Any, List, Optional, Sequence
 
 
 class ListSource:
@@ -81,17 +81,19 @@ class PandasSource:
 
 
 class ChunkView:
-    """A frozen view of a stream's retained chunks at the time matches were made.
-
-    Each chunk is (first position, source); later trimming of the stream's buffer
-    does not affect matches that were already returned.
+    """A frozen view of a stream's retained chunks at the time matches were made:
+    chunks ``lo`` to ``hi - 1`` of the (append-only) lists of first positions and
+    sources. Later pushes and trims of the stream do not affect it, and making it
+    costs O(1), whatever the number of chunks retained.
     """
 
-    __slots__ = ("starts", "sources")
+    __slots__ = ("starts", "sources", "lo", "hi")
 
-    def __init__(self, chunks: Sequence[Tuple[int, Any]]) -> None:
-        self.starts = [c[0] for c in chunks]
-        self.sources = [c[1] for c in chunks]
+    def __init__(self, starts: List[int], sources: List[Any], lo: int, hi: int) -> None:
+        self.starts = starts
+        self.sources = sources
+        self.lo = lo
+        self.hi = hi
 
     def events_at(self, positions: Sequence[int]) -> List[Any]:
         """Looks positions up chunk by chunk (positions are ascending): one lookup
@@ -99,13 +101,88 @@ class ChunkView:
         out: List[Any] = []
         k = 0
         while k < len(positions):
-            i = bisect.bisect_right(self.starts, positions[k]) - 1
-            if i < 0:
+            i = bisect.bisect_right(self.starts, positions[k], self.lo, self.hi) - 1
+            if i < self.lo:
                 raise LookupError(f"event at position {positions[k]} is no longer retained")
-            end = self.starts[i + 1] if i + 1 < len(self.starts) else None
+            end = self.starts[i + 1] if i + 1 < self.hi else None
             j = k
             while j < len(positions) and (end is None or positions[j] < end):
                 j += 1
             out.extend(self.sources[i].events_at(positions[k:j]))
             k = j
         return out
+
+
+class Retained:
+    """The chunks of event data a stream retains, as (first position, source) in
+    position order: appended at the end, trimmed at the front, and viewed in O(1)
+    (:meth:`view`) for the matches of each push.
+
+    The lists only grow at the end while a view may use them: trimming moves the
+    first live index ``lo`` on (the chunks before it stay for the views that
+    have them), and once more than half of the lists is dead they are copied
+    into new lists (old views keep the old ones), so that every operation is
+    amortised O(1) and memory follows the live chunks.
+
+    Single events (:meth:`append_event`) go into a growing tail list of up to
+    ``tail_size`` events rather than one chunk each.
+    """
+
+    __slots__ = ("starts", "sources", "lo", "tail", "tail_size")
+
+    def __init__(self, tail_size: int) -> None:
+        self.starts: List[int] = []
+        self.sources: List[Any] = []
+        self.lo = 0
+        #: The events list of the last chunk while it is the stream's own tail.
+        self.tail: Optional[List[Any]] = None
+        self.tail_size = tail_size
+
+    def __len__(self) -> int:
+        return len(self.starts) - self.lo
+
+    def append(self, start: int, source: Any) -> None:
+        """A new last chunk whose first event is at position ``start``."""
+        self.starts.append(start)
+        self.sources.append(source)
+        self.tail = None
+
+    def append_event(self, position: int, event: Any) -> None:
+        """One event at ``position``, added to the tail chunk while it has room."""
+        if self.tail is None or len(self.tail) >= self.tail_size:
+            tail = [event]
+            self.append(position, ListSource(tail, offset=position))
+            self.tail = tail
+        else:
+            self.tail.append(event)
+
+    def view(self) -> ChunkView:
+        """The chunks as they are now, for the matches of one push."""
+        return ChunkView(self.starts, self.sources, self.lo, len(self.starts))
+
+    def keep_first(self, start: int, n: int) -> None:
+        """After a push from ``start`` that failed part-way: only its first ``n``
+        events stay (they have positions, and later matches may use them)."""
+        if self.tail is not None and self.starts[-1] <= start:
+            del self.tail[start - self.starts[-1] + n :]
+            if not self.tail:
+                self._pop()
+            return
+        first, src = self.starts[-1], self.sources[-1]
+        self._pop()
+        if n > 0:
+            self.append(first, src.head(n))
+
+    def _pop(self) -> None:
+        self.starts.pop()
+        self.sources.pop()
+        self.tail = None
+
+    def trim(self, horizon: int) -> None:
+        """Drops the chunks whose events are all before ``horizon``."""
+        while len(self.starts) - self.lo > 1 and self.starts[self.lo + 1] <= horizon:
+            self.lo += 1
+        if self.lo > 32 and self.lo * 2 > len(self.starts):
+            self.starts = self.starts[self.lo :]
+            self.sources = self.sources[self.lo :]
+            self.lo = 0

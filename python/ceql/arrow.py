@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._inputs import rereadable_arrow
+from ._inputs import refuse_duplicate_columns, rereadable_arrow
 
 
 def join_events(matches: Any, events: Any) -> Any:
@@ -21,6 +21,7 @@ def join_events(matches: Any, events: Any) -> Any:
     import pyarrow.compute as pc
 
     events = rereadable_arrow(events)
+    refuse_duplicate_columns(events.schema.names, 0)
     if isinstance(events, pa.RecordBatch):
         events = pa.Table.from_batches([events])
     if isinstance(matches, pa.RecordBatch):

@@ -2,76 +2,40 @@
 
     ceql run --query Q.ceql --input events.csv [--output matches.jsonl] [--time-field ts]
 
-Exit status: 0 done, 1 a file that cannot be read or written, 2 a query error,
-3 a bad event (the matches before it are written first).
+Exit status: 0 done, 1 a file that cannot be read or written (a closed output
+pipe included), 2 a query error or a bad option (an unknown input format, a
+missing event-type column), 3 a bad event or an evaluation that does not fit in
+memory (the matches before it are written first). Errors are one line on
+standard error.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, Iterator, List, Optional
 
 from . import compile as compile_query
-from .errors import CeqlError
+from ._cli_input import FileError, Rows, UsageError, read_events
+from ._cli_output import MatchWriter
+from ._inputs import refuse_duplicate_columns
+from ._sources import ArrowSource, ListSource
+from .errors import CeqlError, CeqlEventError
 
 PROGRESS_MIN_ROWS = 100_000
-
-
-class _FileError(Exception):
-    """A file the command cannot read or write: reported in one line, exit 1."""
+#: ``ceql run`` keeps each push's output near this many complex events: it
+#: pushes fewer rows at a time while the rows give many matches each.
+MATCHES_PER_PUSH = 50_000
+_FIRST_PUSH_ROWS = 1_024
 
 
 def _read_text(path: str, what: str) -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise _FileError(f"cannot read the {what} file {path}: {e}") from None
-
-
-def _read_table(path: Path) -> Any:
-    import pyarrow as pa
-
-    try:
-        return _read_table_as(path)
-    except (OSError, pa.ArrowException) as e:
-        raise _FileError(f"cannot read {path}: {e}") from None
-
-
-def _read_table_as(path: Path) -> Any:
-    suffixes = [s.lower() for s in path.suffixes]
-    if ".parquet" in suffixes or ".pq" in suffixes:
-        import pyarrow.parquet as pq
-
-        return pq.read_table(path)
-    if ".jsonl" in suffixes or ".ndjson" in suffixes or ".json" in suffixes:
-        import pyarrow.json as pj
-
-        return pj.read_json(path)
-    if ".csv" in suffixes or ".tsv" in suffixes:
-        import pyarrow.csv as pc
-
-        parse = pc.ParseOptions(delimiter="\t") if ".tsv" in suffixes else None
-        return pc.read_csv(path, parse_options=parse)
-    raise SystemExit(f"ceql: cannot tell the format of {path} (use .csv, .tsv, .jsonl or .parquet)")
-
-
-def _type_column(table: Any, requested: Optional[str]) -> Any:
-    """Renames the event-type column to ``type`` (``--type-field``, or ``event_type``)."""
-    names = table.column_names
-    source = requested or ("type" if "type" in names else "event_type" if "event_type" in names else None)
-    if source is None or source not in names:
-        raise SystemExit(f"ceql: the input has no event-type column (columns: {', '.join(names)}); use --type-field")
-    if source != "type":
-        table = table.rename_columns(["type" if n == source else ("_type" if n == "type" else n) for n in names])
-    return table
-
-
-def _json_default(v: Any) -> Any:
-    return v.isoformat() if hasattr(v, "isoformat") else str(v)
+        raise FileError(f"cannot read the {what} file {path}: {e}") from None
 
 
 def _progress(total: int) -> Any:
@@ -83,11 +47,33 @@ def _progress(total: int) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``ceql run``: exit status 0 done, 1 a file that cannot be read or written
+    (a closed output pipe included), 2 a query error or a bad option, 3 a bad
+    event; every error is one line on standard error."""
     try:
         return _run(args)
-    except _FileError as e:
+    except (FileError, UsageError) as e:
+        _silence_closed_stdout()
         print(f"ceql: {e}", file=sys.stderr)
+        return 1 if isinstance(e, FileError) else 2
+    except BrokenPipeError:  # the summary's reader went away
+        _silence_closed_stdout()
+        print("ceql: cannot write standard output: the reader closed the pipe", file=sys.stderr)
         return 1
+
+
+def _silence_closed_stdout() -> None:
+    """After standard output's reader went away, points it at /dev/null so that
+    the interpreter's final flush does not print a traceback."""
+    import os
+
+    try:
+        sys.stdout.flush()
+    except OSError:
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -104,52 +90,58 @@ def _run(args: argparse.Namespace) -> int:
     import pyarrow.compute  # noqa: F401  (loaded before timing; Match.events uses it)
 
     t0 = time.perf_counter()
-    table = _type_column(_read_table(Path(args.input)), args.type_field)
+    events = read_events(Path(args.input), args.type_field)
     read_s = time.perf_counter() - t0
-    stream = query.stream(time_field=args.time_field, time_unit=args.time_unit, late=args.late)
-    out = None
-    if args.output:
-        try:
-            out = sys.stdout if args.output == "-" else open(args.output, "w")
-        except OSError as e:
-            raise _FileError(f"cannot write {args.output}: {e}") from None
+    try:
+        runtime = query._runtime(args.time_field, args.time_unit, args.late)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    writer = MatchWriter(args.output, not args.no_events) if args.output else None
     summary = sys.stderr if args.output == "-" else sys.stdout
-    bar = _progress(table.num_rows)
-    matches = 0
+    bar = _progress(events.num_rows)
+    found = 0
     examples: List[Any] = []
 
-    def emit(found: List[Any]) -> None:
-        nonlocal matches
-        matches += len(found)
-        if out is not None:
-            for m in found:
-                rec = {"start": m.start, "end": m.end, "positions": list(m.positions)}
-                if not args.no_events:
-                    rec["events"] = m.events
-                out.write(json.dumps(rec, default=_json_default) + "\n")
+    def emit(matches: List[Any], source: Any) -> None:
+        nonlocal found
+        found += len(matches)
+        if writer is not None:
+            writer.write(matches, source)
         elif len(examples) < 3:
-            examples.extend(found[: 3 - len(examples)])
+            examples.extend(matches[: 3 - len(examples)])
 
+    source = ListSource(events.rows) if isinstance(events, Rows) else ArrowSource(events)
     t1 = time.perf_counter()
     try:
-        for batch in table.to_batches(max_chunksize=args.batch_size):
-            emit(stream.push_batch(batch))
-            if bar is not None:
-                bar.update(batch.num_rows)
-    except CeqlError as e:
-        emit(getattr(e, "matches", []))
+        if not isinstance(events, Rows):
+            refuse_duplicate_columns(events.column_names, 0)
+        for matches in _pushes(runtime, events, source, args.batch_size, bar):
+            emit(matches, source)
+        if writer is not None:
+            writer.close()
+    except CeqlEventError as e:
+        emit(e.matches, source)
+        if writer is not None:
+            writer.close()
         print(f"ceql: {e}", file=sys.stderr)
         return 3
+    except CeqlError as e:  # CeqlMemoryError, CeqlInternalError
+        if writer is not None:
+            writer.close()
+        print(f"ceql: {e}", file=sys.stderr)
+        return 3
+    except BaseException:
+        if writer is not None:
+            writer.abandon()
+        raise
     finally:
         if bar is not None:
             bar.close()
-        if out is not None and out is not sys.stdout:
-            out.close()
     elapsed = time.perf_counter() - t1
-    stats = stream.stats()
+    stats = runtime.stats()
     rate = stats["events"] / elapsed if elapsed > 0 else float("inf")
     print(f"events:     {stats['events']:,} ({args.input}, read in {read_s:.2f} s)", file=summary)
-    print(f"matches:    {matches:,}" + (f" -> {args.output}" if args.output and args.output != "-" else ""), file=summary)
+    print(f"matches:    {found:,}" + (f" -> {args.output}" if args.output and args.output != "-" else ""), file=summary)
     print(f"time:       {elapsed:.3f} s", file=summary)
     print(f"throughput: {rate:,.0f} events/s", file=summary)
     dropped = stats["late_dropped"] + stats["no_key"]
@@ -162,7 +154,48 @@ def _run(args: argparse.Namespace) -> int:
     )
     for m in examples:
         print(f"  e.g. {m!r}", file=summary)
+    summary.flush()
     return 0
+
+
+def _pushes(runtime: Any, events: Any, source: Any, max_rows: int, bar: Any) -> Iterator[List[Any]]:
+    """Feeds ``events`` to the engine and yields the matches of each push
+    (``source`` is where their events' data is).
+
+    Rows go in slices of at most ``max_rows`` (``--batch-size``), fewer while
+    they complete many complex events: the next slice is sized so that its
+    output stays near :data:`MATCHES_PER_PUSH` (at most twice the rows of the
+    last one, at least one row). Memory then holds one push's output, however
+    large the whole output is. A bad event's ``CeqlEventError`` is raised with
+    the matches before it in ``matches``."""
+    if isinstance(events, Rows):
+        push = runtime.push_events
+        total = len(events.rows)
+
+        def part(start: int, n: int) -> Any:
+            return events.rows[start : start + n]
+    else:
+        push = runtime.push_arrow
+        total = events.num_rows
+
+        def part(start: int, n: int) -> Any:
+            return events.slice(start, n)
+
+    start = 0
+    rows = min(max_rows, _FIRST_PUSH_ROWS)
+    while start < total:
+        n = min(rows, total - start)
+        try:
+            matches = push(part(start, n), source)
+        except CeqlEventError as e:
+            e.matches = list(runtime.take_matches(source))
+            raise
+        start += n
+        if bar is not None:
+            bar.update(n)
+        yield matches
+        per_row = len(matches) / n
+        rows = max(1, min(max_rows, 2 * n, int(MATCHES_PER_PUSH / per_row) if per_row else max_rows))
 
 
 def _positive(text: str) -> int:

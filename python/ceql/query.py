@@ -7,12 +7,14 @@ from typing import Any, Iterable, Iterator, List, Optional
 
 from . import _ceql
 from ._inputs import (
+    checked_arrow,
     is_arrow,
     is_pandas,
     narrow_positions,
     pandas_records,
     pandas_to_arrow,
     records_to_arrow,
+    refuse_duplicate_columns,
     rereadable_arrow,
     time_unit_nanos,
 )
@@ -60,12 +62,13 @@ class Query:
     def _runtime(self, time_field: Optional[str], time_unit: str, late: str, **kw: Any) -> "_ceql.NativeRuntime":
         if late not in _LATE:
             raise ValueError(f"late must be 'error' or 'drop', not {late!r}")
+        budgets = {name: _budget(name, value) for name, value in kw.items()}
         return _ceql.NativeRuntime(
             self._native,
             time_field=time_field,
             time_unit_nanos=time_unit_nanos(time_unit),
             late_drop=late == "drop",
-            **kw,
+            **budgets,
         )
 
     def run(
@@ -98,8 +101,10 @@ class Query:
         rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
         if is_arrow(events):
             events = rereadable_arrow(events)
+            refuse_duplicate_columns(events.schema.names, 0)
             return _pushed(rt, rt.push_arrow, events, ArrowSource(events))
         if is_pandas(events):
+            refuse_duplicate_columns(events.columns, 0)
             table = pandas_to_arrow(events)
             if table is not None:
                 return _pushed(rt, rt.push_arrow, table, PandasSource(events))
@@ -246,6 +251,22 @@ class Query:
 from .stream import Stream  # noqa: E402  (circular: Stream needs Query)
 
 
+def _budget(name: str, value: Any) -> Optional[int]:
+    """A cache budget (``max_cache_bytes``, ``max_det_states``) as an int: None
+    (the default) or a positive integer below 2^64; anything else is a
+    ``ValueError`` naming the argument (a budget of 0 holds no det-state, so no
+    event could be evaluated)."""
+    if value is None:
+        return None
+    try:
+        n = operator.index(value)  # int, numpy integers
+    except TypeError:
+        n = -1
+    if isinstance(value, bool) or not 0 < n < 2**64:
+        raise ValueError(f"{name} must be None or a positive integer below 2**64, not {value!r}")
+    return n
+
+
 def _pushed(rt: Any, push: Any, data: Any, source: Any) -> List[Any]:
     """``push(data, source)``; a bad event's error gets the matches that ended
     before it (``CeqlEventError.matches``)."""
@@ -269,10 +290,11 @@ def _arrow_input(events: Any, position_type: Optional[str]) -> Any:
 def _arrow_data(events: Any) -> Any:
     """``(data, None)`` or ``(None, events)``, as for :func:`_arrow_input`."""
     if is_pandas(events):
+        refuse_duplicate_columns(events.columns, 0)
         table = pandas_to_arrow(events)
         return (table, None) if table is not None else (None, events)
     if is_arrow(events):
-        return events, None
+        return checked_arrow(events, 0), None
     rows = list(events)
     table = records_to_arrow(rows)
     return (table, None) if table is not None else (None, rows)

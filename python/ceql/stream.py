@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import pickle
 import struct
+import threading
 import zlib
-from collections import deque
-from typing import TYPE_CHECKING, Any, Deque, Iterable, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable, List, Optional, Tuple, TypeVar
 
 from . import _ceql
-from ._inputs import is_arrow, is_pandas, pandas_records, pandas_to_arrow, rereadable_arrow
-from ._sources import ArrowSource, ChunkView, ListSource
-from .errors import CeqlEventError, CeqlSnapshotError
+from ._inputs import is_arrow, is_pandas, pandas_records, pandas_to_arrow, refuse_duplicate_columns, rereadable_arrow
+from ._sources import ArrowSource, ListSource, Retained
+from .errors import CeqlError, CeqlEventError, CeqlSnapshotError
 
 if TYPE_CHECKING:
     from .query import Query
@@ -21,11 +22,38 @@ _MAGIC = b"CEQLPY"
 # refused before anything is decoded.
 _VERSION = 2
 _CHUNK = 4096
+T = TypeVar("T")
+
+
+def _serialised(method: Callable[..., T]) -> Callable[..., T]:
+    """Runs a :class:`Stream` method under the stream's lock; a call from inside
+    another call of the same stream (same thread) is refused."""
+
+    @functools.wraps(method)
+    def serialised(self: "Stream", *args: Any, **kwargs: Any) -> T:
+        with self._lock:
+            if self._busy:
+                raise CeqlError(
+                    f"Stream.{method.__name__} was called while another call of the same stream was running in "
+                    "this thread (from the events iterator given to push_many, say)", code="STREAM")
+            self._busy = True
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                self._busy = False
+
+    return serialised
 
 
 class Stream:
     """Stateful evaluator: :meth:`push` events as they arrive and get the complex
     events that end at them.
+
+    A stream can be shared between threads: its calls are serialised (one runs at
+    a time, in the order the threads get the lock), so no event is lost and each
+    call's matches and their ``events`` are its own. A call made from inside one
+    of the same stream's calls (by the iterator given to :meth:`push_many`, say)
+    raises :class:`ceql.CeqlError`.
 
     The stream keeps the data of the events that future matches may still include
     (those inside the window), so that ``Match.events`` works; without ``WITHIN``
@@ -36,19 +64,32 @@ class Stream:
     def __init__(self, query: "Query", native: "_ceql.NativeRuntime") -> None:
         self.query = query
         self._native = native
-        self._chunks: Deque[Tuple[int, Any]] = deque()
+        self._chunks = Retained(_CHUNK)
+        self._lock = threading.RLock()
+        self._busy = False
 
     # -- input -------------------------------------------------------------
+    @_serialised
     def push(self, event: Any) -> List["_ceql.Match"]:
-        """Pushes one event (a mapping with ``"type"``); returns the matches ending at it."""
-        return self._push_list([event])
+        """Pushes one event (a mapping with ``"type"``); returns the matches ending
+        at it. Amortised O(1) in the events retained."""
+        start = self._native.next_position()
+        self._chunks.append_event(start, event)
+        try:
+            matches = self._native.push_events((event,), self._chunks.view())
+        except BaseException as e:
+            self._failed_push(start, e)
+            raise
+        self._trim()
+        return matches
 
+    @_serialised
     def push_many(self, events: Iterable[Any]) -> List["_ceql.Match"]:
         """Pushes events in order; returns the matches, in order of ``end``. If an
         event is bad, the :class:`ceql.CeqlEventError` carries the matches that
         ended before it in ``matches`` (the events before it were processed)."""
         if is_arrow(events) or is_pandas(events):
-            return self.push_batch(events)
+            return self._push_batch(events)
         if isinstance(events, (list, tuple)):
             return self._push_list(list(events))
         out: List[Any] = []
@@ -66,22 +107,28 @@ class Stream:
             raise
         return out
 
+    @_serialised
     def push_batch(self, batch: Any) -> List["_ceql.Match"]:
         """Pushes Arrow data (pyarrow Table/RecordBatch, polars DataFrame, anything with
         ``__arrow_c_stream__``) or a pandas DataFrame, row by row, without per-row
         Python objects. Errors as for :meth:`push_many`."""
+        return self._push_batch(batch)
+
+    def _push_batch(self, batch: Any) -> List["_ceql.Match"]:
+        start = self._native.next_position()
         if is_pandas(batch):
+            refuse_duplicate_columns(batch.columns, start)
             table = pandas_to_arrow(batch)
             if table is None:
                 return self._push_list(pandas_records(batch))
             batch = table
         else:
             batch = rereadable_arrow(batch)
-        start = self._native.next_position()
+            refuse_duplicate_columns(batch.schema.names, start)
         source = ArrowSource(batch, offset=start)
-        self._chunks.append((start, source))
+        self._chunks.append(start, source)
         try:
-            matches = self._native.push_arrow(batch, ChunkView(self._chunks))
+            matches = self._native.push_arrow(batch, self._chunks.view())
         except BaseException as e:
             self._failed_push(start, e)
             raise
@@ -90,22 +137,24 @@ class Stream:
 
     def _push_list(self, events: List[Any]) -> List["_ceql.Match"]:
         start = self._native.next_position()
-        self._chunks.append((start, ListSource(events, offset=start)))
+        self._chunks.append(start, ListSource(events, offset=start))
         try:
-            matches = self._native.push_events(events, ChunkView(self._chunks))
+            matches = self._native.push_events(events, self._chunks.view())
         except BaseException as e:
             self._failed_push(start, e)
             raise
         self._trim()
         return matches
 
+    @_serialised
     def process(self, batch: Any) -> List["_ceql.Match"]:
         """Pushes a batch (Arrow data or a pandas DataFrame) that must continue the
         stream in time order: an event earlier than one already seen raises
         :class:`ceql.CeqlEventError` (unless the stream was made with ``late="drop"``)."""
-        return self.push_batch(batch)
+        return self._push_batch(batch)
 
     # -- event time ------------------------------------------------------------
+    @_serialised
     def advance_watermark(self, time: Any) -> None:
         """Declares that no event earlier than ``time`` will arrive (same unit as the
         time field, or a datetime). State whose window has passed is released; a
@@ -113,6 +162,7 @@ class Stream:
         self._native.advance_watermark(time)
         self._trim()
 
+    @_serialised
     def next_deadline(self) -> Optional[int]:
         """The earliest time (in the time field's unit, rounded up) at which some
         partial match leaves the window and the stream may become idle, or ``None``."""
@@ -122,6 +172,7 @@ class Stream:
         scale = self._native.time_scale()
         return -((-d) // scale)
 
+    @_serialised
     def is_idle(self) -> bool:
         """True when no partial match is alive and no strategy state is held: the
         stream can be dropped and recreated without changing any result (positions
@@ -130,40 +181,38 @@ class Stream:
 
     # -- retention -----------------------------------------------------------
     def _trim(self) -> None:
-        horizon = self._native.horizon()
-        while len(self._chunks) > 1 and self._chunks[1][0] <= horizon:
-            self._chunks.popleft()
+        self._chunks.trim(self._native.horizon())
 
     def _failed_push(self, start: int, error: BaseException) -> None:
         """After a push that failed part-way: the last chunk keeps only the events
         the engine processed (they have positions, and later matches may use them),
         and a bad event's error gets the matches that ended before it."""
-        kept = self._native.next_position() - start
-        first, src = self._chunks.pop()
-        if kept > 0:
-            self._chunks.append((first, src.head(kept)))
+        self._chunks.keep_first(start, self._native.next_position() - start)
         if isinstance(error, CeqlEventError):
-            error.matches = list(self._native.take_matches(ChunkView(self._chunks)))
+            error.matches = list(self._native.take_matches(self._chunks.view()))
 
     def _retained(self) -> Tuple[int, List[Any]]:
         """(first position, events) retained, as plain Python objects."""
         horizon = self._native.horizon()
         end = self._native.next_position()
         positions = list(range(horizon, end))
-        events = ChunkView(self._chunks).events_at(positions) if positions else []
+        events = self._chunks.view().events_at(positions) if positions else []
         return horizon, events
 
     # -- state -----------------------------------------------------------------
     @property
+    @_serialised
     def position(self) -> int:
         """Position the next event will get (= events pushed so far)."""
         return self._native.next_position()
 
+    @_serialised
     def stats(self) -> dict:
         """Counters: events, matches, late/unkeyed events, partitions, cache
         (det-states, hits, misses, clears, mode), tECS nodes and bytes."""
         return dict(self._native.stats())
 
+    @_serialised
     def snapshot(self) -> bytes:
         """The stream's state as bytes (versioned format). It contains the engine
         state and the retained event data (pickled), so only restore snapshots you
@@ -199,8 +248,10 @@ class Stream:
         except Exception as e:  # a payload this version did not write
             raise CeqlSnapshotError(f"the snapshot's event data cannot be read: {e}", code="SNAPSHOT") from None
         stream = cls(query, native)
-        stream._chunks.append((first, ListSource(events, offset=first)))
+        stream._chunks.append(first, ListSource(events, offset=first))
         return stream
 
     def __repr__(self) -> str:
-        return f"<ceql.Stream position={self.position} of {self.query!r}>"
+        with self._lock:
+            position = "(busy)" if self._busy else self._native.next_position()
+        return f"<ceql.Stream position={position} of {self.query!r}>"

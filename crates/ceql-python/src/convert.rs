@@ -2,13 +2,14 @@
 
 use ceql_engine::Value;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
+use pyo3::types::{PyBool, PyFloat, PyInt, PyString, PyTuple};
 
 /// Converts an attribute value. `None` is NULL; `bool`, `int`, `float` and `str`
-/// map directly; numpy scalars go through `__index__`/`__float__`; dates and
-/// times (datetime, pandas Timestamp, numpy datetime64) become nanosecond time
-/// stamps through `ceql._convert.to_nanos`, and pandas/numpy missing markers
-/// (`NA`, `NaT`) are NULL. Anything else is an error naming the type.
+/// (and their subclasses, such as numpy's `float64` and `str_`) map directly.
+/// Every other value goes through `ceql._convert.to_engine`, which maps numpy
+/// and pandas scalars, dates, times and durations exactly (missing markers such
+/// as `NA` and `NaT` are NULL) or refuses them. An integer or a time stamp that
+/// does not fit in 64 bits is an error, never a double or a wrapped value.
 pub fn to_value(obj: &Bound<'_, PyAny>) -> Result<Value, String> {
     if obj.is_none() {
         return Ok(Value::Null);
@@ -17,7 +18,7 @@ pub fn to_value(obj: &Bound<'_, PyAny>) -> Result<Value, String> {
         return Ok(Value::Bool(b.is_true()));
     }
     if obj.is_instance_of::<PyInt>() {
-        return obj.extract::<i64>().map(Value::Int).map_err(|_| "integer does not fit in 64 bits".to_string());
+        return int_value(obj);
     }
     if let Ok(f) = obj.cast::<PyFloat>() {
         return Ok(Value::Float(f.value()));
@@ -25,27 +26,23 @@ pub fn to_value(obj: &Bound<'_, PyAny>) -> Result<Value, String> {
     if let Ok(s) = obj.cast::<PyString>() {
         return s.to_cow().map(|c| Value::Str(c.into())).map_err(|e| e.to_string());
     }
-    // numpy integer and boolean scalars (numpy 1 names the boolean `bool_`,
-    // numpy 2 `bool`; Python's own bool was handled above).
-    let type_name = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();
-    if type_name == "bool_" || type_name == "bool" {
-        return obj.is_truthy().map(Value::Bool).map_err(|e| e.to_string());
+    let converted = obj.py().import("ceql._convert").and_then(|m| m.call_method1("to_engine", (obj,)));
+    let converted = converted.map_err(|e| e.value(obj.py()).to_string())?;
+    let pair = converted.cast::<PyTuple>().map_err(|e| e.to_string())?;
+    let (kind, payload) = (pair.get_item(0).map_err(|e| e.to_string())?, pair.get_item(1).map_err(|e| e.to_string())?);
+    match kind.extract::<String>().map_err(|e| e.to_string())?.as_str() {
+        "null" => Ok(Value::Null),
+        "bool" => payload.is_truthy().map(Value::Bool).map_err(|e| e.to_string()),
+        "int" => int_value(&payload),
+        "float" => payload.extract::<f64>().map(Value::Float).map_err(|e| e.to_string()),
+        "time" => payload.extract::<i64>().map(Value::Timestamp).map_err(|_| {
+            "time stamp is out of range: in nanoseconds it does not fit in 64 bits (years 1677 to 2262)".to_string()
+        }),
+        other => Err(format!("internal: unknown value kind {other}")),
     }
-    if let Ok(ns) = obj.py().import("ceql._convert").and_then(|m| m.call_method1("to_nanos", (obj,))) {
-        if ns.get_type().name().is_ok_and(|n| n == "Missing") {
-            return Ok(Value::Null);
-        }
-        if !ns.is_none() {
-            return ns.extract::<i64>().map(Value::Timestamp).map_err(|_| {
-                "time stamp is out of range: in nanoseconds it does not fit in 64 bits (years 1677 to 2262)".to_string()
-            });
-        }
-    }
-    if let Ok(i) = obj.extract::<i64>() {
-        return Ok(Value::Int(i));
-    }
-    if let Ok(f) = obj.extract::<f64>() {
-        return Ok(Value::Float(f));
-    }
-    Err(format!("unsupported value of type {type_name}"))
+}
+
+/// A Python int as a 64-bit integer, or an error naming it.
+fn int_value(obj: &Bound<'_, PyAny>) -> Result<Value, String> {
+    obj.extract::<i64>().map(Value::Int).map_err(|_| format!("integer {obj} does not fit in 64 bits"))
 }

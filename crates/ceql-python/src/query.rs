@@ -1,11 +1,12 @@
 //! `ceql._ceql.NativeQuery`: a compiled query.
 
-use crate::errors::{compile_error, guarded};
+use crate::errors::{compile_error, internal_error, panic_message};
 use ceql_engine::analyze::WindowPlan;
 use ceql_engine::{CompileOptions, CompiledQuery};
 use ceql_syntax::ast::ConsumePolicy;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 /// A compiled CEQL query (immutable, shareable between evaluations).
@@ -16,14 +17,18 @@ pub struct NativeQuery {
 
 #[pymethods]
 impl NativeQuery {
+    /// Compiles `text`. The GIL is released while the engine compiles, so other
+    /// Python threads run during a long compile.
     #[new]
     #[pyo3(signature = (text, schema=None, compat_ignore_strategy=false))]
     fn new(py: Python<'_>, text: &str, schema: Option<&str>, compat_ignore_strategy: bool) -> PyResult<Self> {
-        guarded(py, || {
-            CompiledQuery::compile(text, schema, CompileOptions { compat_ignore_strategy })
-                .map(|q| NativeQuery { inner: Arc::new(q) })
-                .map_err(|e| compile_error(py, &e))
-        })
+        let options = CompileOptions { compat_ignore_strategy };
+        let compiled = py.detach(|| catch_unwind(AssertUnwindSafe(|| CompiledQuery::compile(text, schema, options))));
+        match compiled {
+            Ok(Ok(q)) => Ok(NativeQuery { inner: Arc::new(q) }),
+            Ok(Err(e)) => Err(compile_error(py, &e)),
+            Err(payload) => Err(internal_error(py, &panic_message(payload.as_ref()))),
+        }
     }
 
     /// Warnings as (code, rendered, line, column, end_column, message).

@@ -1,0 +1,135 @@
+"""``ceql run``'s input: a CSV, TSV, JSON-lines or Parquet file as events.
+
+Files are read with pyarrow into one Arrow table (one type per column). A
+JSON-lines file whose columns pyarrow cannot type (a field holding a number in
+one line and a string in another) is read with Python's ``json`` module
+instead, as the Python API would read the same dicts; in both readers a column
+of JSON numbers with a fraction or an exponent anywhere is a column of doubles.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Union
+
+
+class FileError(Exception):
+    """A file the command cannot read or write: reported in one line, exit 1."""
+
+
+class UsageError(Exception):
+    """A bad option (an input of unknown format, a missing type column):
+    reported in one line, exit 2."""
+
+
+class Rows:
+    """Events read row by row (a JSON-lines file pyarrow cannot type): ``rows``
+    are dicts, ``names`` the keys met in any of them."""
+
+    def __init__(self, rows: List[Dict[str, Any]]) -> None:
+        self.rows = rows
+        self.names = list(dict.fromkeys(k for r in rows for k in r))
+
+    @property
+    def num_rows(self) -> int:
+        return len(self.rows)
+
+
+Events = Union[Any, Rows]  # a pyarrow Table, or Rows
+
+_BLOCK = 1 << 20  # pyarrow's JSON block size; a line longer than a block needs a larger one
+
+
+def read_events(path: Path, type_field: Optional[str]) -> Events:
+    """The events of ``path`` with their event-type column named ``type``
+    (``type_field``, else ``type``, else ``event_type``)."""
+    import pyarrow as pa
+
+    try:
+        events = _read(path)
+    except (OSError, pa.ArrowException, UnicodeDecodeError, ValueError) as e:
+        raise FileError(f"cannot read {path}: {_one_line(e)}") from None
+    return _type_column(events, type_field)
+
+
+def _read(path: Path) -> Events:
+    suffixes = [s.lower() for s in path.suffixes]
+    if ".parquet" in suffixes or ".pq" in suffixes:
+        import pyarrow.parquet as pq
+
+        return pq.read_table(path)
+    if ".jsonl" in suffixes or ".ndjson" in suffixes or ".json" in suffixes:
+        return _read_json_lines(path)
+    if ".csv" in suffixes or ".tsv" in suffixes:
+        import pyarrow.csv as pc
+
+        parse = pc.ParseOptions(delimiter="\t") if ".tsv" in suffixes else None
+        return pc.read_csv(path, parse_options=parse)
+    raise UsageError(f"cannot tell the format of {path} from its name (use .csv, .tsv, .jsonl or .parquet)")
+
+
+def _read_json_lines(path: Path) -> Events:
+    """pyarrow's JSON reader, with blocks as large as the longest line needs; the
+    Python reader when pyarrow cannot type a column."""
+    import pyarrow as pa
+    import pyarrow.json as pj
+
+    size = path.stat().st_size
+    block = _BLOCK
+    while True:
+        try:
+            return pj.read_json(path, read_options=pj.ReadOptions(block_size=block))
+        except pa.ArrowInvalid as e:
+            text = str(e)
+            if "straddling" in text and block <= size:
+                block = min(block * 8, size + 1, 2**31 - 1)  # a line longer than the block
+                continue
+            # A column pyarrow cannot type (or a line it cannot parse: the Python
+            # reader then names the line).
+            return _python_json_lines(path)
+
+
+def _python_json_lines(path: Path) -> Rows:
+    """Every line of ``path`` parsed with ``json``; in a field whose numbers are
+    ints in some lines and floats in others the ints become floats, as in a
+    column typed by pyarrow."""
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"line {number}: {e}") from None
+            if not isinstance(row, dict):
+                raise ValueError(f"line {number}: an event must be a JSON object, not {type(row).__name__}")
+            rows.append(row)
+    floats = {k for r in rows for k, v in r.items() if type(v) is float}
+    for r in rows:
+        for k in floats.intersection(r):
+            if type(r[k]) is int:
+                r[k] = float(r[k])
+    return Rows(rows)
+
+
+def _type_column(events: Events, requested: Optional[str]) -> Events:
+    """Renames the event-type column to ``type`` (and a column already named
+    ``type`` to ``_type``)."""
+    names = events.names if isinstance(events, Rows) else events.column_names
+    source = requested or ("type" if "type" in names else "event_type" if "event_type" in names else None)
+    if source is None or source not in names:
+        listed = ", ".join(names) if names else "none"
+        named = f" `{source}`" if source else ""
+        raise UsageError(f"the input has no event-type column{named} (columns: {listed}); use --type-field")
+    if source == "type":
+        return events
+    rename = {source: "type", "type": "_type"}
+    if isinstance(events, Rows):
+        return Rows([{rename.get(k, k): v for k, v in r.items()} for r in events.rows])
+    return events.rename_columns([rename.get(n, n) for n in names])
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split())
