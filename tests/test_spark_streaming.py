@@ -75,7 +75,7 @@ def test_several_micro_batches_with_matches_spanning_them(spark, base_run):
     assert spans(truth, CHUNK) or spans(truth, 2 * CHUNK), "no match spans a micro-batch boundary"
     ss.assert_same(got, truth)
     ids = [r.match_id for r in spark.read.parquet(str(base_run["dir"] / "out")).select("match_id").collect()]
-    assert sorted(ids) == sorted(ss.expected_ids(truth, ss.QUERY))
+    assert sorted(ids) == sorted(ss.expected_ids(spark, base_run["rows"], truth, ss.QUERY))
 
 
 def test_expiry_removes_an_idle_keys_state_row(spark, base_run):
