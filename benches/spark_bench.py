@@ -207,6 +207,53 @@ def streaming(spark, keys: int) -> None:
         shutil.rmtree(base, ignore_errors=True)
 
 
+def tws(spark, keys: int) -> None:
+    """The alternative design: Spark 4's transformWithStateInPandas, with the least
+    a per-key design must do (read and write one value state per key), over
+    micro-batches of 10,000 events spanning 10 and ``keys`` keys."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from pyspark.sql.streaming import StatefulProcessor
+    from pyspark.sql.types import LongType, StructField, StructType
+
+    state_schema = StructType([StructField("n", LongType())])
+
+    class Count(StatefulProcessor):
+        def init(self, handle):
+            self.n = handle.getValueState("n", state_schema)
+
+        def handleInputRows(self, key, rows):
+            seen = self.n.get()[0] if self.n.exists() else 0
+            for pdf in rows:
+                seen += len(pdf)
+            self.n.update((seen,))
+            return iter(())
+
+        def close(self):
+            pass
+
+    spark.conf.set("spark.sql.streaming.stateStore.providerClass",
+                   "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
+    base = Path(tempfile.mkdtemp(prefix="ceql-spark-tws-"))
+    try:
+        for n_keys in (10, keys):
+            src = base / f"in-{n_keys}"
+            src.mkdir(parents=True)
+            for f in range(6):
+                ids = list(range(f * 10_000, (f + 1) * 10_000))
+                pq.write_table(pa.table({"sensor": [i % n_keys for i in ids], "offset": ids}), src / f"part-{f:04d}.parquet")
+            df = spark.readStream.schema("sensor long, offset long").option("maxFilesPerTrigger", 1).parquet(str(src))
+            out = df.groupBy("sensor").transformWithStateInPandas(Count(), "sensor long", "Append", "None")
+            q = out.writeStream.format("noop").option("checkpointLocation", str(base / f"ckpt-{n_keys}")).trigger(availableNow=True).start()
+            q.awaitTermination(900)
+            ms = [p["durationMs"]["triggerExecution"] for p in q.recentProgress if p["numInputRows"] > 0][1:]
+            print(f"transformWithStateInPandas, one value state per key, 10,000 events over {n_keys:,} keys: "
+                  f"median {statistics.median(ms):,.0f} ms per micro-batch (min {min(ms):,} ms, max {max(ms):,} ms)", flush=True)
+    finally:
+        spark.conf.unset("spark.sql.streaming.stateStore.providerClass")
+        shutil.rmtree(base, ignore_errors=True)
+
+
 def stateless(spark, base: Path) -> None:
     """Spark's own fixed cost per micro-batch: a stateless query over the same tiny
     files (a projection into the noop sink)."""
@@ -232,6 +279,7 @@ def main() -> int:
     p.add_argument("--master", default="local[2]")
     p.add_argument("--skip-batch", action="store_true")
     p.add_argument("--skip-streaming", action="store_true")
+    p.add_argument("--tws", action="store_true", help="also measure transformWithStateInPandas (the alternative design)")
     a = p.parse_args()
     print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(), flush=True)
     spark = session(a.master)
@@ -245,6 +293,8 @@ def main() -> int:
         batch(spark, a.events, a.batch_keys[0], QUERY_HEAVY, engine_alone=True)
     if not a.skip_streaming:
         streaming(spark, a.keys)
+    if a.tws:
+        tws(spark, a.keys)
     print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(), flush=True)
     spark.stop()
     return 0

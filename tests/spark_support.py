@@ -124,11 +124,15 @@ def spark_schema():
     )
 
 
-def to_df(spark: Any, rows: List[Dict[str, Any]], partitions: int = 2) -> Any:
+def pa_table(rows: List[Dict[str, Any]]) -> Any:
+    """The events as a pyarrow Table of :func:`arrow_schema`."""
     import pyarrow as pa
 
-    table = pa.Table.from_pylist(rows, schema=arrow_schema())
-    return spark.createDataFrame(table.to_pandas(), schema=spark_schema()).repartition(partitions)
+    return pa.Table.from_pylist(rows, schema=arrow_schema())
+
+
+def to_df(spark: Any, rows: List[Dict[str, Any]], partitions: int = 2) -> Any:
+    return spark.createDataFrame(pa_table(rows).to_pandas(), schema=spark_schema()).repartition(partitions)
 
 
 def write_parquet(directory: Path, name: str, rows: List[Dict[str, Any]]) -> None:

@@ -9,14 +9,22 @@ The state row of a bucket holds
 * ``engine``: the engine's snapshot (no event data), null when idle;
 * ``rows``/``base``: the rows already fed that a future match may still contain
   (Arrow IPC; the only copy of them), and the stream position of the first one;
-* ``pending``: the reorder buffer, rows the watermark has not released yet.
+* ``pending``: the reorder buffer, rows the watermark has not released yet;
+* ``released``: the time (ns) up to which rows have been released to the engine.
 
-Each call (``step``) sets late rows aside, buffers the others, feeds the engine
-the buffered rows at or before the watermark in (time, order, key) order,
-advances the engine's watermark, keeps the rows from the engine's horizon on, and
-sets the timeout to the earliest of: the first buffered row, the engine's next
-window expiry. The state row is removed when the engine is idle and nothing is
-buffered.
+Each call sets late rows aside, buffers the others, feeds the engine the buffered
+rows at or before the watermark in (time, order, key) order, advances the engine's
+watermark, keeps the rows from the engine's horizon on, and sets the timeout to
+the earliest of: the first buffered row, the engine's next window expiry. When
+the engine is idle and nothing is buffered, the row keeps only ``released`` (a
+few bytes per bucket).
+
+A row is late when its time is at or before ``released``: the engine has moved
+past it. That is Spark's own rule (a row at or before the previous micro-batch's
+watermark is late) and not the current watermark's: Spark filters late rows with
+the previous watermark but hands the function the current one, and after a
+restart the two can be far apart; rows between them are not late and are fed in
+order.
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ from ._rows import RetainedRows
 
 log = logging.getLogger("ceql.spark")
 
-STATE_SCHEMA = "buckets int, engine binary, rows binary, base long, pending binary"
+STATE_SCHEMA = "buckets int, engine binary, rows binary, base long, pending binary, released long"
 GROUP = "__ceql_g"
 WATERMARK = "__ceql_wm"
 #: In ``late="emit"`` mode the watermark column is shifted this far into the
@@ -89,14 +97,14 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
         # watermark when its time, truncated to the microsecond, is.
         released_ns = w_ms * 1_000_000 + 999
         if state.exists:
-            made_with, snap, rows_b, base, pending_b = state.get
+            made_with, snap, rows_b, base, pending_b, released = state.get
             if made_with != buckets:
                 raise ValueError(
                     f"ceql.spark: this checkpoint's state was made with buckets={made_with}, not {buckets}: "
                     "the bucket count is fixed for the life of a checkpoint"
                 )
         else:
-            snap, rows_b, base, pending_b = None, None, 0, None
+            snap, rows_b, base, pending_b, released = None, None, 0, None, None
         engine = Engine.restore(plan, snap) if snap else Engine(plan)
         rows = RetainedRows.from_ipc(int(base or 0), rows_b)
         buffer = ReorderBuffer.from_ipc(sort_columns, pending_b)
@@ -106,15 +114,18 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
             if incoming.column(TIME).null_count:
                 raise ValueError(f"ceql.spark: {incoming.column(TIME).null_count} events have a null time field: every event needs a time")
             check_order_not_null(incoming, order_fields)
-            is_late = pc.less_equal(incoming.column(TIME), released_ns)
-            late_rows = incoming.filter(is_late)
-            if late_rows.num_rows:
-                if late == "emit":
-                    outputs.append(layout.late(late_rows))
-                else:
-                    log.warning("ceql.spark: dropped %d late rows (at or before the watermark)", late_rows.num_rows)
-            buffer.add(incoming.filter(pc.invert(is_late)))
+            if released is not None:
+                is_late = pc.less_equal(incoming.column(TIME), released)
+                late_rows = incoming.filter(is_late)
+                if late_rows.num_rows:
+                    if late == "emit":
+                        outputs.append(layout.late(late_rows))
+                    else:
+                        log.warning("ceql.spark: dropped %d late rows (at or before the watermark)", late_rows.num_rows)
+                    incoming = incoming.filter(pc.invert(is_late))
+            buffer.add(incoming)
         ready = buffer.release(released_ns)
+        released = released_ns if released is None else max(released, released_ns)
         if ready is not None:
             position = engine.position
             found = engine.push(engine_view(ready, engine_columns))
@@ -126,7 +137,7 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
         rows.trim(engine.horizon)
         if fault is not None:
             fault(key, state, outputs)
-        save(state, engine, rows, buffer, w_ms, buckets)
+        save(state, engine, rows, buffer, w_ms, buckets, released)
         for out in outputs:
             if out.num_rows:
                 yield out.to_pandas()[out_columns]
@@ -134,17 +145,13 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
     return fn
 
 
-def save(state: Any, engine: Engine, rows: RetainedRows, buffer: ReorderBuffer, w_ms: int, buckets: int) -> None:
-    """Writes (or removes) the bucket's state row and sets its timeout."""
-    idle = engine.is_idle()
-    if idle and not len(buffer):
-        if state.exists:
-            state.remove()
-        return
-    if idle:  # positions aside, a new engine gives the same results
-        state.update((buckets, None, None, 0, buffer.to_ipc()))
+def save(state: Any, engine: Engine, rows: RetainedRows, buffer: ReorderBuffer, w_ms: int, buckets: int,
+         released: int) -> None:
+    """Writes the bucket's state row and sets its timeout."""
+    if engine.is_idle():  # positions aside, a new engine gives the same results
+        state.update((buckets, None, None, 0, buffer.to_ipc(), released))
     else:
-        state.update((buckets, engine.snapshot(), rows.to_ipc(), rows.base, buffer.to_ipc()))
+        state.update((buckets, engine.snapshot(), rows.to_ipc(), rows.base, buffer.to_ipc(), released))
     # A timeout fires once the watermark is past it: at the first buffered row's
     # millisecond, or at the engine's next window expiry.
     timeouts = []
@@ -156,6 +163,22 @@ def save(state: Any, engine: Engine, rows: RetainedRows, buffer: ReorderBuffer, 
         timeouts.append(-(-d // 1_000_000) - 1)
     if timeouts:
         state.setTimeoutTimestamp(max(min(timeouts), w_ms, 1))
+
+
+def warn_shuffle_partitions(spark: Any, buckets: int) -> None:
+    """Every micro-batch runs one state task per shuffle partition, most of them
+    empty when there are many more partitions than buckets; the count is fixed in
+    the checkpoint at the query's first start."""
+    try:
+        n = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    except Exception:
+        return
+    if n > max(2 * buckets, 32):
+        log.warning(
+            "ceql.spark: spark.sql.shuffle.partitions is %d: each micro-batch will run %d state tasks for %d buckets. "
+            "Set it to about the executors' cores before the query first starts (it is then fixed in the checkpoint)",
+            n, n, buckets,
+        )
 
 
 def detect_streaming(plan: QueryPlan, prep: Prepared, layout: OutputLayout, *, watermark: Any, late: str,
@@ -183,6 +206,7 @@ def detect_streaming(plan: QueryPlan, prep: Prepared, layout: OutputLayout, *, w
         why = "the query has no PARTITION BY" if not plan.partitioned else "its result depends on every partition"
         log.warning("ceql.spark: %s, so every event goes to one group (one task per micro-batch)", why)
         df = df.withColumn(GROUP, F.lit(0).cast("long"))
+    warn_shuffle_partitions(df.sparkSession, buckets)
     in_schema = to_arrow_schema(df.schema, timezone="UTC")
     local_tz = df.sparkSession.conf.get("spark.sql.session.timeZone")
     fn = make_state_fn(plan, prep, layout, in_schema, late, buckets, fault, local_tz)
