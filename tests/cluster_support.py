@@ -240,19 +240,21 @@ def descendants(pid: int) -> List[int]:
 
 
 class ConnectServer:
-    """A Spark Connect server on the cluster (``sbin/start-connect-server.sh``)."""
+    """A Spark Connect server on the cluster (``sbin/start-connect-server.sh``),
+    whose executors run ``python``, an interpreter with the ceql wheel installed
+    (docs/spark.md, "Spark Connect": streaming queries do not see a session's
+    artifacts, so ceql is installed for the executors rather than shipped)."""
 
-    def __init__(self, cluster: Cluster, archive: Path) -> None:
+    def __init__(self, cluster: Cluster, python: Path) -> None:
         self.cluster = cluster
-        self.archive = archive
+        self.python = python
         self.port = free_port()
         self.url = f"sc://{LOOPBACK}:{self.port}"
         self.proc: Optional[subprocess.Popen] = None
 
     def command(self) -> Any:
-        env = dict(self.cluster.env, SPARK_NO_DAEMONIZE="1", PYSPARK_PYTHON="./environment/bin/python")
+        env = dict(self.cluster.env, SPARK_NO_DAEMONIZE="1", PYSPARK_PYTHON=str(self.python))
         cmd = [str(spark_home() / "sbin" / "start-connect-server.sh"), "--master", self.cluster.url,
-               "--archives", f"{self.archive}#environment",
                "--conf", f"spark.connect.grpc.binding.address={LOOPBACK}",
                "--conf", f"spark.connect.grpc.binding.port={self.port}"]
         for k, v in APP_CONF.items():
@@ -305,7 +307,7 @@ def packed_env(workdir: Path, wheel: Path) -> Path:
     env = workdir / "ceql_env"
     make_venv(env, [str(wheel), "pandas<3"])
     out = workdir / "ceql_env.tar.gz"
-    subprocess.run([sys.executable, "-m", "venv_pack", "-p", str(env), "-o", str(out)], check=True)
+    subprocess.run([sys.executable, "-m", "venv_pack", "-p", str(env), "-o", str(out), "-q"], check=True)
     return out
 
 
@@ -357,8 +359,8 @@ def _fixtures() -> Any:
         return make_venv(cluster_workdir / "bare", ["pyarrow", "pandas<3"])
 
     @pytest.fixture(scope="module")
-    def connect_server(cluster, ceql_archive):
-        s = ConnectServer(cluster, ceql_archive)
+    def connect_server(cluster, ceql_archive, cluster_workdir):
+        s = ConnectServer(cluster, cluster_workdir / "ceql_env" / "bin" / "python")
         try:
             yield s.start()
         finally:
@@ -372,13 +374,22 @@ if "pytest" in sys.modules:
 
 
 # -- driver programs ----------------------------------------------------------------
+def session_of(a: argparse.Namespace) -> Any:
+    """The job's session: spark-submit's, or a Spark Connect client's."""
+    from pyspark.sql import SparkSession
+
+    if a.remote:
+        return SparkSession.builder.remote(a.remote).getOrCreate()
+    return SparkSession.builder.getOrCreate()
+
+
 def job_batch(a: argparse.Namespace) -> None:
     import spark_support as ss
     from pyspark.sql import SparkSession
 
     import ceql.spark as cs
 
-    spark = SparkSession.builder.remote(a.remote).getOrCreate() if a.remote else SparkSession.builder.getOrCreate()
+    spark = session_of(a)
     rows = ss.events(a.events, a.keys, seed=a.seed)
     rnd = __import__("random").Random(a.seed)
     rnd.shuffle(rows)
@@ -409,7 +420,7 @@ def job_stream(a: argparse.Namespace) -> None:
     import spark_support as ss
     from pyspark.sql import SparkSession
 
-    spark = SparkSession.builder.remote(a.remote).getOrCreate() if a.remote else SparkSession.builder.getOrCreate()
+    spark = session_of(a)
     fault = SlowDown(a.slow_marker, a.slow_seconds) if a.slow_marker else None
     q = ss.run_stream(spark, Path(a.source), Path(a.sink), Path(a.checkpoint), query=a.query, watermark=a.watermark, fault=fault)
     Path(a.report).write_text(json.dumps({"batches": [p["batchId"] for p in q.recentProgress], "pid": os.getpid()}))

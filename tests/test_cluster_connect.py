@@ -1,7 +1,7 @@
 """ceql.spark through Spark Connect: a Connect server (the pyspark wheel's
-``sbin/start-connect-server.sh``) on the standalone cluster, with ceql shipped by
-``--archives``; the drivers are Connect clients (``SparkSession.builder.remote``)
-in their own processes."""
+``sbin/start-connect-server.sh``) on the standalone cluster, whose executors run
+a Python with the ceql wheel installed; the drivers are Connect clients
+(``SparkSession.builder.remote``) in their own processes, with no JVM."""
 
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ def client(args, tmp_path: Path, name: str) -> subprocess.CompletedProcess:
 
 def test_batch_through_spark_connect(connect_server, tmp_path):
     report = tmp_path / "report.json"
-    proc = client(["batch", "--remote", connect_server.url, "--report", str(report), "--events", "2000", "--keys", "30", "--seed", "9"],
+    proc = client(["batch", "--remote", connect_server.url, "--report", str(report),
+                   "--events", "2000", "--keys", "30", "--seed", "9"],
                   tmp_path, "batch")
     assert proc.returncode == 0, proc.log.read_text()[-4000:]
     got = json.loads(report.read_text())

@@ -229,3 +229,10 @@ def test_a_null_order_field_is_refused(spark):
     with pytest.raises(Exception, match="null order_field 'off'"):
         cs.detect(df, "SELECT * FROM S WHERE A ; B WITHIN 10 seconds", time_field="ts", order_field="off",
                   time_unit="s").collect()
+
+
+def test_check_executors_imports_ceql_on_the_executors(spark):
+    import ceql.spark as cs
+
+    pythons = cs.check_executors(spark, tasks=2)
+    assert pythons and all(p for p in pythons)
