@@ -222,7 +222,7 @@ def tws(spark, keys: int) -> None:
         def init(self, handle):
             self.n = handle.getValueState("n", state_schema)
 
-        def handleInputRows(self, key, rows):
+        def handleInputRows(self, key, rows, timerValues=None):
             seen = self.n.get()[0] if self.n.exists() else 0
             for pdf in rows:
                 seen += len(pdf)
