@@ -51,6 +51,8 @@ def session(app: str = "ceql-spark-tests") -> Any:
         .config("spark.driver.memory", "1g")
         .config("spark.sql.streaming.stopTimeout", "30s")
         .config("spark.sql.execution.arrow.maxRecordsPerBatch", "2000")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.driver.host", "127.0.0.1")
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
@@ -122,11 +124,15 @@ def spark_schema():
     )
 
 
-def to_df(spark: Any, rows: List[Dict[str, Any]], partitions: int = 2) -> Any:
+def pa_table(rows: List[Dict[str, Any]]) -> Any:
+    """The events as a pyarrow Table of :func:`arrow_schema`."""
     import pyarrow as pa
 
-    table = pa.Table.from_pylist(rows, schema=arrow_schema())
-    return spark.createDataFrame(table.to_pandas(), schema=spark_schema()).repartition(partitions)
+    return pa.Table.from_pylist(rows, schema=arrow_schema())
+
+
+def to_df(spark: Any, rows: List[Dict[str, Any]], partitions: int = 2) -> Any:
+    return spark.createDataFrame(pa_table(rows).to_pandas(), schema=spark_schema()).repartition(partitions)
 
 
 def write_parquet(directory: Path, name: str, rows: List[Dict[str, Any]]) -> None:
@@ -166,15 +172,42 @@ def ground_truth(rows: List[Dict[str, Any]], query: str, key: Optional[str] = "s
     return out
 
 
-def expected_ids(truth: List[Row], query: str) -> List[str]:
-    from ceql.spark._output import match_id
-    from ceql.spark._plan import plan_of
+_MASK = (1 << 64) - 1
 
-    h = plan_of(query, None).query_hash
+
+def _fmix(k: int) -> int:
+    """MurmurHash3's 64-bit finalizer (docs/spark.md, "match_id")."""
+    k ^= k >> 33
+    k = (k * 0xFF51AFD7ED558CCD) & _MASK
+    k ^= k >> 33
+    k = (k * 0xC4CEB9FE1A85EC53) & _MASK
+    return k ^ (k >> 33)
+
+
+def expected_ids(spark: Any, rows: List[Dict[str, Any]], truth: List[Row], query: str, key: Optional[str] = "sensor") -> List[str]:
+    """The match_id of each complex event of ``truth``, computed as docs/spark.md
+    defines it: Spark's xxhash64 of (key, time in ns, order) per row, combined in
+    plain Python integers."""
+    import hashlib
+
+    from pyspark.sql import functions as F
+
+    digest = hashlib.sha256(query.encode() + b"\x00").digest()
+    seeds = int.from_bytes(digest[:8], "little"), int.from_bytes(digest[8:16], "little")
+    df = spark.createDataFrame([(r[key] if key else 0, micros(r["ts"]), r["offset"]) for r in rows], "k long, us long, o long")
+    ident = ([F.col("k")] if key else []) + [F.col("us") * 1000, F.col("o")]
+    hashed = df.select("k", "o", F.xxhash64(*ident).alias("r0"), F.xxhash64(F.lit(1).cast("long"), *ident).alias("r1")).collect()
+    r = {(h["k"] if key else 0, h["o"]): (h["r0"] & _MASK, h["r1"] & _MASK) for h in hashed}
     ids = []
     for k, _, _, offs in truth:
-        # start/end offsets: the matched data's first and last here (SELECT *, no NOT)
-        ids.append(match_id(h, k, [(offs[0],), (offs[-1],), *[(o,) for o in offs]]))
+        kk = k[0] if key else 0
+        # SELECT *, no NOT: the interval's first and last events are the data's
+        lanes = []
+        for lane in (0, 1):
+            d = sum(_fmix(r[(kk, o)][lane]) for o in offs) & _MASK
+            inner = _fmix(r[(kk, offs[-1])][lane] ^ _fmix(d ^ len(offs)))
+            lanes.append(_fmix(seeds[lane] ^ _fmix(r[(kk, offs[0])][lane] ^ inner)))
+        ids.append(f"{lanes[0]:016x}{lanes[1]:016x}")
     return ids
 
 

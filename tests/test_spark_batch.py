@@ -36,7 +36,7 @@ def test_scrambled_5k_events_50_keys_equal_ground_truth(spark):
     assert any(len(t[3]) > 3 for t in truth), "and some with iterations"
     ss.assert_same(ss.collect(cached), truth)
     ids = [r.match_id for r in cached.select("match_id").collect()]
-    assert sorted(ids) == sorted(ss.expected_ids(truth, ss.QUERY_SEQ))
+    assert sorted(ids) == sorted(ss.expected_ids(spark, rows, truth, ss.QUERY_SEQ))
     cached.unpersist()
 
 
@@ -118,8 +118,37 @@ def test_input_without_type_column_is_refused(spark):
     import ceql.spark as cs
 
     df = ss.to_df(spark, ss.events(10, 2, seed=1), 1).withColumnRenamed("type", "event_type")
-    with pytest.raises(ValueError, match="column named `type`"):
+    with pytest.raises(ValueError, match="type_field="):
         cs.detect(df, ss.QUERY, time_field="ts", order_field="offset")
+
+
+def test_type_field_names_the_type_column_without_renaming(spark):
+    import ceql.spark as cs
+
+    rows = ss.events(600, 5, seed=12)
+    df = ss.to_df(spark, scrambled(rows), 2).withColumnRenamed("type", "event_type")
+    out = cs.detect(df, ss.QUERY, time_field="ts", order_field="offset", type_field="event_type")
+    assert "event_type" in out.schema["events"].dataType.elementType.fieldNames()
+    ss.assert_same(ss.collect(out), ss.ground_truth(rows, ss.QUERY))
+
+
+def test_kafka_columns_are_time_and_order_by_default(spark):
+    """A Kafka source's columns (timestamp, partition, offset, ...) need no
+    time_field, order_field or time_unit: (partition, offset) is the order."""
+    import ceql.spark as cs
+    from pyspark.sql import functions as F
+
+    rows = ss.events(800, 6, seed=13)
+    df = (ss.to_df(spark, scrambled(rows), 3)
+          .withColumnRenamed("ts", "timestamp")
+          .withColumn("partition", (F.col("offset") % 3).cast("int"))
+          .withColumn("topic", F.lit("sensors"))
+          .withColumn("timestampType", F.lit(0)))
+    out = cs.detect(df, ss.QUERY)
+    got = sorted((r.sensor, tuple(e.offset for e in r.events)) for r in out.collect())
+    truth = sorted((t[0][0], t[3]) for t in ss.ground_truth(rows, ss.QUERY))
+    assert truth and got == truth
+    assert {"partition", "topic", "timestampType"} <= set(out.schema["events"].dataType.elementType.fieldNames())
 
 
 def test_explode_events_one_row_per_event_with_index(spark):
@@ -200,3 +229,10 @@ def test_a_null_order_field_is_refused(spark):
     with pytest.raises(Exception, match="null order_field 'off'"):
         cs.detect(df, "SELECT * FROM S WHERE A ; B WITHIN 10 seconds", time_field="ts", order_field="off",
                   time_unit="s").collect()
+
+
+def test_check_executors_imports_ceql_on_the_executors(spark):
+    import ceql.spark as cs
+
+    pythons = cs.check_executors(spark, tasks=2)
+    assert pythons and all(p for p in pythons)

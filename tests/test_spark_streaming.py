@@ -74,20 +74,45 @@ def test_several_micro_batches_with_matches_spanning_them(spark, base_run):
     assert len(data_batches) == len(base_run["files"]) >= 4
     assert spans(truth, CHUNK) or spans(truth, 2 * CHUNK), "no match spans a micro-batch boundary"
     ss.assert_same(got, truth)
-    ids = [r.match_id for r in spark.read.parquet(str(base_run["dir"] / "out")).select("match_id").collect()]
-    assert sorted(ids) == sorted(ss.expected_ids(truth, ss.QUERY))
+    out = spark.read.parquet(str(base_run["dir"] / "out"))
+    got_ids = {tuple(e.offset for e in r.events): r.match_id for r in out.collect()}
+    want = dict(zip((t[3] for t in truth), ss.expected_ids(spark, base_run["rows"], truth, ss.QUERY)))
+    assert got_ids == want
 
 
-def test_expiry_removes_an_idle_keys_state_row(spark, base_run):
+def bucket_of(spark, sensor: int, buckets: int) -> int:
+    """The state group of a sensor: pmod(xxhash64(key), buckets), computed by Spark."""
+    from pyspark.sql import functions as F
+
+    df = spark.createDataFrame([(sensor,)], "k long")
+    return df.select(F.pmod(F.xxhash64("k"), F.lit(buckets)).alias("b")).first()["b"]
+
+
+def live_groups(spark, checkpoint: Path, batch_id=None):
+    """State groups that hold engine state or buffered rows."""
+    reader = spark.read.format("statestore")
+    if batch_id is not None:
+        reader = reader.option("batchId", batch_id)
+    rows = reader.load(str(checkpoint)).select("key", "value").collect()
+    return sorted(tuple(r.key) for r in rows if r.value.groupState.engine is not None or r.value.groupState.pending is not None)
+
+
+def test_expiry_releases_an_idle_keys_state(spark, base_run):
+    """Sensor 3 goes quiet with a live partial match: once its window has passed,
+    its bucket's state row keeps no engine state, rows or buffer."""
+    import ceql.spark as cs
+
     ckpt = base_run["dir"] / "ckpt"
-    first = state_keys(spark, ckpt, batch_id=0)
-    assert (3,) in first, "sensor 3's partial match should hold state after the first batch"
-    last = state_keys(spark, ckpt)
-    assert (3,) not in last, "sensor 3 is idle and its window has passed: its state row must be gone"
-    # Only the flush event (beyond the final watermark) may still be pending.
-    assert last in ([], [(0,)])
+    groups = {s: bucket_of(spark, s, cs.DEFAULT_BUCKETS) for s in range(4)}
+    assert len(set(groups.values())) == 4, "the check needs sensor 3 alone in its bucket"
+    first = live_groups(spark, ckpt, batch_id=0)
+    assert (groups[3],) in first, "sensor 3's partial match should hold state after the first batch"
+    last = live_groups(spark, ckpt)
+    assert (groups[3],) not in last, "sensor 3 is idle and its window has passed: its state must be released"
+    # Only the flush event (sensor 0, beyond the final watermark) may still be pending.
+    assert last in ([], [(groups[0],)])
     totals = [p["stateOperators"][0]["numRowsTotal"] for p in base_run["progress"]]
-    assert max(totals) >= 4 and totals[-1] <= 1
+    assert max(totals) <= cs.DEFAULT_BUCKETS, "one state row per bucket at most, whatever the keys"
 
 
 def test_buckets_give_identical_results(spark, base_run, tmp_path):

@@ -6,81 +6,94 @@
 ...     PARTITION BY [sensor] WITHIN 10 minutes''',
 ...     time_field="ts", order_field="offset", watermark="30 seconds")
 
-The input needs the event type in a column named ``type``. The output has the
-partition key columns, ``match_id``, ``start_time``, ``end_time`` and ``events``
-(``array<struct<...input columns...>>``); see docs/spark.md.
+The output has the partition key columns, ``match_id``, ``start_time``,
+``end_time`` and ``events`` (``array<struct<...input columns...>>``); see
+docs/spark.md.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence, Union
 
+from ._executors import CeqlSparkSetupError, check_executors
 from ._output import END, EVENTS, KIND, MATCH_ID, START
 
-__all__ = ["detect", "explode_events"]
+__all__ = ["detect", "explode_events", "check_executors", "CeqlSparkSetupError", "DEFAULT_BUCKETS"]
 
 _LATE = ("drop", "emit")
+
+#: Groups of partition keys in streaming when ``buckets`` is not given.
+DEFAULT_BUCKETS = 16
 
 
 def detect(
     df: Any,
     query: Any,
     *,
-    time_field: str,
-    order_field: Union[str, Sequence[str]],
+    time_field: Optional[str] = None,
+    order_field: Union[None, str, Sequence[str]] = None,
+    type_field: Optional[str] = None,
     watermark: Any = None,
     late: str = "drop",
     buckets: Optional[int] = None,
     schema: Optional[str] = None,
     time_unit: Optional[str] = None,
+    check: bool = True,
     _fault: Optional[Callable] = None,
 ) -> Any:
     """Runs a CEQL query over a DataFrame of events; returns a DataFrame of complex events.
 
-    ``df``: batch or streaming DataFrame with a ``type`` column (the event type),
-    the time column ``time_field`` and the tie-breaking ``order_field`` column(s):
-    (time, order) must be unique within a partition key (e.g. a Kafka
-    ``(partition, offset)``), it is the order in which the engine sees events.
+    ``df``: batch or streaming DataFrame of events. ``type_field`` is the column
+    with the event type (default ``type``); ``time_field`` the event time (default
+    Kafka's ``timestamp``), a timestamp or a number in ``time_unit`` (``"s"``,
+    ``"ms"``, ``"us"``, ``"ns"``, required for numbers); ``order_field`` the
+    column(s) that break ties between events of the same time (default Kafka's
+    ``partition`` and ``offset``, or ``offset``): (time, order) must be unique
+    within a partition key, it is the order in which the engine reads events.
 
     ``query``: CEQL text (or a ``ceql.Query``); ``schema``: optional ``CREATE
-    STREAM`` declarations. ``time_field`` is a timestamp column or a number in
-    ``time_unit`` (``"s"``, ``"ms"``, ``"us"``, ``"ns"``, required for numbers).
+    STREAM`` declarations.
 
     Streaming only: ``watermark`` (required) is how late an event may arrive
     (``"30 seconds"``); ``late`` says what happens to an event at or before the
     watermark: ``"drop"`` (counted by Spark as ``numRowsDroppedByWatermark``) or
-    ``"emit"`` (output row with ``kind = 'late'``); ``buckets=N`` hashes the keys
-    into N groups and lets the engine do ``PARTITION BY`` inside each.
+    ``"emit"`` (output row with ``kind = 'late'``); ``buckets`` is the number of
+    groups the partition keys are hashed into (default :data:`DEFAULT_BUCKETS`),
+    fixed for the life of a checkpoint.
+
+    ``check``: first make sure that the executors can import ceql (once per
+    session, see :func:`check_executors`).
     """
+    from pyspark.sql.pandas.types import to_arrow_schema
+
     from ._batch import detect_batch
-    from ._keys import prepare
+    from ._input import prepare
     from ._output import OutputLayout
     from ._plan import plan_of
     from ._streaming import detect_streaming
 
     if late not in _LATE:
         raise ValueError(f"late must be 'drop' or 'emit', not {late!r}")
-    if buckets is not None and (not isinstance(buckets, int) or buckets < 1):
+    if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1):
         raise ValueError(f"buckets must be a positive integer, not {buckets!r}")
     plan = plan_of(query, schema)
     streaming = bool(df.isStreaming)
     with_kind = streaming and late == "emit"
-    prep = prepare(df, plan, time_field=time_field, order_field=order_field, time_unit=time_unit, with_kind=with_kind)
-    from pyspark.sql.pandas.types import to_arrow_schema
-
-    key_hidden = list(prep.key_hidden)
+    prep = prepare(df, plan, type_field=type_field, time_field=time_field, order_field=order_field,
+                   time_unit=time_unit, with_kind=with_kind)
+    if check:
+        check_executors(df.sparkSession, cached=True)
     layout = OutputLayout(
-        query_hash=plan.query_hash,
-        key_hidden=key_hidden,
-        key_names=list(prep.key_names),
-        time_field=time_field,
-        order_fields=list(prep.order_fields),
+        seeds=plan.seeds,
+        key_hidden=list(prep.key_hidden),
+        time_field=prep.time_field,
         input_columns=list(prep.input_columns),
         schema=to_arrow_schema(prep.output_schema, timezone="UTC"),
         with_kind=with_kind,
     )
     if streaming:
-        return detect_streaming(plan, prep, layout, watermark=watermark, late=late, buckets=buckets, fault=_fault)
+        return detect_streaming(plan, prep, layout, watermark=watermark, late=late,
+                                buckets=DEFAULT_BUCKETS if buckets is None else buckets, fault=_fault)
     return detect_batch(plan, prep, layout)
 
 

@@ -1,82 +1,58 @@
-"""Batch path: repartition by key, sort within partitions by (key, time, order),
-then ``mapInArrow`` feeding one engine per key run in that order.
+"""Batch path: hash-partition by key, sort each task's rows by (time, order, key),
+then ``mapInArrow`` feeding whole Arrow batches to one engine per task, whose own
+``PARTITION BY`` does the per-key work.
 
-Spark never orders the rows of a group by itself; feeding unsorted rows would be a
-silently wrong answer (or a time-went-backwards error), so the sort is part of the
-plan, not an option.
+Spark never orders rows by itself; feeding unsorted rows would be a silently wrong
+answer (or a time-went-backwards error), so the sort is part of the plan, not an
+option.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any, Iterator, List, Tuple
+from typing import Any, Iterator
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from ._engine import TIME, GroupEngine
-from ._keys import Prepared, check_order_not_null, qcol
-from ._output import OutputLayout, canon
+from ._engine import Engine
+from ._input import Prepared, check_order_not_null, engine_view, qcol
+from ._output import OutputLayout
 from ._plan import QueryPlan
+from ._rows import RetainedRows
 
 log = logging.getLogger("ceql.spark")
 
 
-def key_runs(table: pa.Table, key_columns: List[str]) -> List[Tuple[int, int]]:
-    """[start, end) row ranges of equal keys in a table sorted by key (nulls and
-    NaNs equal to themselves, as Spark groups them)."""
-    n = table.num_rows
-    if n == 0:
-        return []
-    if not key_columns or n == 1:
-        return [(0, n)]
-    changed = None
-    for name in key_columns:
-        c = table.column(name).combine_chunks()
-        a, b = c.slice(1), c.slice(0, n - 1)
-        same_null = pc.and_(pc.is_null(a), pc.is_null(b))
-        diff = pc.and_(pc.fill_null(pc.not_equal(a, b), True), pc.invert(same_null))
-        if pa.types.is_floating(c.type):
-            both_nan = pc.fill_null(pc.and_(pc.is_nan(a), pc.is_nan(b)), False)
-            diff = pc.and_(diff, pc.invert(both_nan))
-        changed = diff if changed is None else pc.or_(changed, diff)
-    cuts = [i + 1 for i in pc.indices_nonzero(changed).to_pylist()]
-    bounds = [0, *cuts, n]
-    return [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
-
-
-def make_partition_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout):
-    key_hidden = list(prep.key_hidden) if plan.split_by_key else []
-    engine_columns = list(prep.engine_columns)
+def make_task_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout) -> Any:
+    """The function of one task: its rows, sorted, in; complex events out."""
     order_fields = list(prep.order_fields)  # not `prep` itself: it holds the DataFrame
+    kept = prep.kept_columns
+    engine_columns = list(prep.engine_columns)
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        engine = None
-        current = None
+        engine = Engine(plan)
+        rows = RetainedRows()
         for batch in batches:
+            if batch.num_rows == 0:
+                continue
             table = pa.Table.from_batches([batch])
             check_order_not_null(table, order_fields)
-            outputs = []
-            for start, end in key_runs(table, key_hidden):
-                rows = table.slice(start, end - start)
-                key = tuple(canon(rows.column(k)[0].as_py()) for k in key_hidden)
-                if engine is None or key != current:
-                    engine, current = GroupEngine(plan, engine_columns), key
-                found = engine.feed(rows)
-                if found:
-                    outputs.append(layout.matches(engine.retained, engine.base, found))
-                engine.trim()
-            for out in outputs:
-                yield from out.to_batches()
+            position = engine.position
+            found = engine.push(engine_view(table, engine_columns))
+            rows.append(table.select(kept), position)
+            if found.num_rows:
+                yield from layout.matches(rows.table(), rows.base, found).to_batches()
+            rows.trim(engine.horizon)
 
     return run
 
 
 def detect_batch(plan: QueryPlan, prep: Prepared, layout: OutputLayout) -> Any:
+    """The DataFrame of complex events of a batch DataFrame."""
     df = prep.df
+    order = [qcol(c) for c in prep.sort_columns]
     if plan.split_by_key:
-        keys = [qcol(k) for k in prep.key_hidden]
-        df = df.repartition(*keys).sortWithinPartitions(*keys, qcol(TIME), *[qcol(o) for o in prep.order_fields])
+        df = df.repartition(*[qcol(k) for k in prep.key_hidden]).sortWithinPartitions(*order)
     else:
         why = (
             "the query has no PARTITION BY"
@@ -84,8 +60,5 @@ def detect_batch(plan: QueryPlan, prep: Prepared, layout: OutputLayout) -> Any:
             else "its result depends on every partition (WITHIN n EVENTS counts global positions, CONSUME BY ANY resets all)"
         )
         log.warning("ceql.spark: %s, so every event goes to one Spark task (no parallelism)", why)
-        # The keys break ties between events of different keys at the same (time,
-        # order), so that positions, and matches, do not depend on the shuffle.
-        ties = [qcol(o) for o in prep.order_fields] + [qcol(k) for k in prep.key_hidden]
-        df = df.repartition(1).sortWithinPartitions(qcol(TIME), *ties)
-    return df.mapInArrow(make_partition_fn(plan, prep, layout), prep.output_schema)
+        df = df.repartition(1).sortWithinPartitions(*order)
+    return df.mapInArrow(make_task_fn(plan, prep, layout), prep.output_schema)

@@ -1,19 +1,20 @@
-"""One engine evaluation over the rows of one Spark group (a key, a bucket or
-everything), fed in (time, order) order, plus the rows it may still need.
+"""The one place where the Spark glue drives the engine: an evaluation fed whole
+Arrow batches, with ``PARTITION BY`` done inside, returning its matches as Arrow
+columns (row positions), never as Python objects.
 
-The engine reports positions (0-based, counted per ``ceql.Stream``); the glue
-maps them back to the rows it pushed. It keeps those rows itself (``retained``),
-all columns, as long as a future match may contain them, and feeds the engine
-only the columns the query reads, so that the engine's snapshot stays small.
+It uses the binding's runtime directly rather than :class:`ceql.Stream`, because
+the glue needs three things ``Stream`` does not offer publicly yet: matches as an
+Arrow batch with stream positions (``push_arrow_columnar``), the retention horizon
+(``horizon``), and a snapshot of the engine state alone, without the event data
+that ``Stream.snapshot`` pickles (the glue keeps those rows itself, once, as
+Arrow). When ``ceql.Stream`` exposes them, this module is the only one to change.
 """
 
 from __future__ import annotations
 
-import io
-from typing import Any, List, Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 import ceql
 
@@ -23,7 +24,7 @@ from ._plan import QueryPlan
 #: field, and what the glue sorts and compares on.
 TIME = "__ceql_t"
 
-_QUERIES: dict = {}
+_QUERIES: Dict[Tuple[str, Optional[str]], "ceql.Query"] = {}
 
 
 def compiled(plan: QueryPlan) -> "ceql.Query":
@@ -35,134 +36,59 @@ def compiled(plan: QueryPlan) -> "ceql.Query":
     return q
 
 
-def table_to_ipc(table: Optional[pa.Table]) -> Optional[bytes]:
-    if table is None or table.num_rows == 0:
-        return None
-    sink = io.BytesIO()
-    with pa.ipc.new_stream(sink, table.schema) as w:
-        w.write_table(table)
-    return sink.getvalue()
+class Engine:
+    """One evaluation of the query (all the partition keys it is given)."""
 
+    def __init__(self, plan: QueryPlan, native: Optional[object] = None) -> None:
+        from ceql import _ceql
 
-def ipc_to_table(data: Optional[bytes]) -> Optional[pa.Table]:
-    if not data:
-        return None
-    return pa.ipc.open_stream(pa.py_buffer(data)).read_all()
-
-
-class GroupEngine:
-    """The engine state of one group and the rows it may still need.
-
-    ``feed`` takes rows already sorted by (time, order), with the hidden time
-    column; it returns the matches as (start, end, positions) row indexes into
-    ``self.retained`` (valid until the next ``feed``/``advance``).
-    """
-
-    def __init__(self, plan: QueryPlan, engine_columns: List[str]) -> None:
         self.plan = plan
-        self.engine_columns = engine_columns
-        self.stream: Optional[ceql.Stream] = None
-        self.retained: Optional[pa.Table] = None
-        self.base = 0  # position of retained row 0
-        self.max_attr: Optional[int] = None  # WITHIN n [attr]: largest coordinate fed
-
-    # -- persistence ---------------------------------------------------------
-    def to_state(self) -> Tuple[Optional[bytes], Optional[bytes], int]:
-        snap = self.stream.snapshot() if self.stream is not None else None
-        return snap, table_to_ipc(self.retained), self.base
+        if native is None:
+            native = _ceql.NativeRuntime(compiled(plan)._native, time_field=TIME, time_unit_nanos=1, late_drop=False)
+        self._rt = native
 
     @classmethod
-    def from_state(cls, plan: QueryPlan, engine_columns: List[str], snap: Optional[bytes], rows: Optional[bytes], base: int) -> "GroupEngine":
-        g = cls(plan, engine_columns)
-        if snap:
-            g.stream = ceql.Stream.restore(compiled(plan), snap)
-        g.retained = ipc_to_table(rows)
-        g.base = int(base or 0)
-        if g.retained is not None and plan.window == "attribute":
-            g.max_attr = pc.max(g.retained.column(plan.window_attr)).as_py()
-        return g
+    def restore(cls, plan: QueryPlan, snapshot: bytes) -> "Engine":
+        """The evaluation saved by :meth:`snapshot`."""
+        from ceql import _ceql
+        from ceql.errors import CeqlSnapshotError
 
-    # -- evaluation ----------------------------------------------------------
-    def _ensure_stream(self) -> ceql.Stream:
-        if self.stream is None:
-            self.stream = compiled(self.plan).stream(time_field=TIME, time_unit="ns", late="error")
-            self.base = 0
-            self.retained = None
-        return self.stream
+        try:
+            native = _ceql.NativeRuntime.restore(compiled(plan)._native, snapshot)
+        except ValueError as e:
+            raise CeqlSnapshotError(f"ceql.spark: the state of this stream cannot be restored: {e}", code="SNAPSHOT") from None
+        return cls(plan, native)
 
-    def feed(self, rows: pa.Table) -> List[Any]:
-        """Pushes ``rows`` (sorted by time, order); returns the engine's matches."""
-        if rows.num_rows == 0:
-            return []
-        stream = self._ensure_stream()
-        first = stream.position
-        expected = self.base + (self.retained.num_rows if self.retained is not None else 0)
-        if self.retained is not None and first != expected:
-            raise RuntimeError(f"ceql.spark: retained rows out of step with the engine ({expected} != {first})")
-        if self.retained is None:
-            self.base = first
-            self.retained = rows
-        else:
-            self.retained = pa.concat_tables([self.retained, rows], promote_options="permissive")
-        matches = stream.process(rows.select(self.engine_columns))
-        if self.plan.window == "attribute":
-            m = pc.max(rows.column(self.plan.window_attr)).as_py()
-            if m is not None and (self.max_attr is None or m > self.max_attr):
-                self.max_attr = m
-        return matches
+    def push(self, rows: pa.Table) -> pa.RecordBatch:
+        """Feeds ``rows`` (sorted by time, then order); returns the matches that end
+        in them: ``start``, ``end`` and ``positions`` (uint64 stream positions)."""
+        return pa.record_batch(self._rt.push_arrow_columnar(rows, 0, False, False))
+
+    @property
+    def position(self) -> int:
+        """Stream position of the next row."""
+        return self._rt.next_position()
+
+    @property
+    def horizon(self) -> int:
+        """Lowest stream position a future match can contain."""
+        return self._rt.horizon()
 
     def advance(self, watermark_ns: int) -> None:
-        """No event at or before ``watermark_ns`` will come any more."""
-        if self.stream is not None and self.plan.window == "duration":
-            self.stream.advance_watermark(int(watermark_ns))
+        """No event at or before ``watermark_ns`` will come any more (time windows)."""
+        if self.plan.window == "duration":
+            self._rt.advance_watermark(int(watermark_ns))
 
     def next_deadline_ns(self) -> Optional[int]:
-        if self.stream is None or self.plan.window != "duration":
+        """When the earliest partial match leaves its time window, or None."""
+        if self.plan.window != "duration":
             return None
-        return self.stream.next_deadline()
+        return self._rt.next_deadline()
 
     def is_idle(self) -> bool:
-        return self.stream is None or self.stream.is_idle()
+        """No partial match and no strategy state: the evaluation can be dropped."""
+        return self._rt.is_idle()
 
-    def trim(self, watermark_ns: Optional[int] = None) -> None:
-        """Forgets the retained rows that no future match can contain."""
-        if self.retained is None:
-            return
-        if self.is_idle():
-            # No partial match is alive: future matches start at future rows.
-            self.base += self.retained.num_rows
-            self.retained = None
-            return
-        n = self.retained.num_rows
-        keep_from = 0
-        if self.plan.window == "duration":
-            times = self.retained.column(TIME)
-            last = times[n - 1].as_py()
-            now = max(last, watermark_ns) if watermark_ns is not None else last
-            # a future match ends at time >= now and starts within the window
-            keep_from = _first_at_least(times, now - self.plan.window_n)
-        elif self.plan.window == "events":
-            end = self.base + n
-            keep_from = max(0, (end - self.plan.window_n) - self.base)
-        elif self.plan.window == "attribute" and self.max_attr is not None:
-            col = self.retained.column(self.plan.window_attr)
-            ok = pc.fill_null(pc.greater_equal(col, self.max_attr - self.plan.window_n), False)
-            idx = pc.index(ok, True).as_py()
-            keep_from = n if idx < 0 else idx
-        if keep_from > 0:
-            if keep_from >= n:
-                self.base += n
-                self.retained = None
-            else:
-                self.base += keep_from
-                self.retained = self.retained.slice(keep_from)
-                if self.retained.num_columns and self.retained.column(0).num_chunks > 64:
-                    self.retained = self.retained.combine_chunks()
-
-
-def _first_at_least(sorted_col: Any, value: int) -> int:
-    """Index of the first element >= value of an ascending int64 column."""
-    import numpy as np
-
-    arr = sorted_col.to_numpy() if hasattr(sorted_col, "to_numpy") else np.asarray(sorted_col)
-    return int(np.searchsorted(arr, value, side="left"))
+    def snapshot(self) -> bytes:
+        """The engine state (versioned bytes), without event data."""
+        return self._rt.snapshot()

@@ -1,11 +1,12 @@
-"""What the Spark glue needs to know about a query: the clauses that decide how
-it is distributed, read from the compiled query (``Query.describe()``)."""
+"""What the Spark glue needs to know about a query, read from the compiled query
+(``Query.describe()``): the clauses that decide how it is distributed, and the
+seed of its ``match_id``."""
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -15,28 +16,37 @@ class QueryPlan:
     text: str
     schema: Optional[str]
     key_groups: Tuple[Tuple[str, ...], ...]
-    consume: str
     window: str  # "unbounded" | "events" | "duration" | "attribute"
-    window_n: int  # events for "events", nanoseconds for "duration", n for "attribute"
-    window_attr: Optional[str]
+    time_based: bool
     attributes: Tuple[str, ...]
-    query_hash: bytes = field(repr=False)
+    #: Whether the query's result over all events is the union of its results over
+    #: the events of each partition key (see :func:`key_independent`).
+    split_by_key: bool
+    #: The two 64-bit seeds of ``match_id``: the first 16 bytes of
+    #: SHA-256(query text, 0x00, schema text), little-endian.
+    seeds: Tuple[int, int] = field(repr=False)
 
     @property
     def partitioned(self) -> bool:
         return bool(self.key_groups)
 
-    @property
-    def global_order(self) -> bool:
-        """True when the query's result depends on the events of other partitions:
-        ``WITHIN n EVENTS`` counts global positions and ``CONSUME BY ANY`` resets
-        every partition (§3.7, §3.10). Such a query cannot be split by key: it is
-        evaluated in one group, with ``PARTITION BY`` done inside the engine."""
-        return self.partitioned and (self.window == "events" or self.consume == "ANY")
 
-    @property
-    def split_by_key(self) -> bool:
-        return self.partitioned and not self.global_order
+def key_independent(facts: Dict[str, Any]) -> bool:
+    """TEMPORARY, until the compiled query states it (``describe()["key_independent"]``,
+    asked of the engine's owner): whether a partitioned query can be evaluated on
+    each partition key's events apart. ``WITHIN n EVENTS`` counts global positions
+    (§3.7) and ``CONSUME BY ANY`` resets every partition (§3.10): their results
+    depend on the events of other keys, so they are evaluated in one group, with
+    ``PARTITION BY`` done inside the engine."""
+    if "key_independent" in facts:
+        return bool(facts["key_independent"])
+    return bool(facts["partition_by"]) and facts["window"] != "events" and facts["consume"] != "ANY"
+
+
+def seeds_of(text: str, schema: Optional[str]) -> Tuple[int, int]:
+    """The ``match_id`` seeds of a query (see docs/spark.md, "match_id")."""
+    digest = hashlib.sha256(text.encode() + b"\x00" + (schema or "").encode()).digest()
+    return int.from_bytes(digest[0:8], "little"), int.from_bytes(digest[8:16], "little")
 
 
 def plan_of(query: Any, schema: Optional[str]) -> QueryPlan:
@@ -49,18 +59,13 @@ def plan_of(query: Any, schema: Optional[str]) -> QueryPlan:
         text = str(query)
         q = ceql.compile(text, schema)
     d = q.describe()
-    h = hashlib.sha256()
-    h.update(text.encode())
-    h.update(b"\x00")
-    h.update((schema or "").encode())
     return QueryPlan(
         text=text,
         schema=schema,
         key_groups=tuple(tuple(g) for g in d["partition_by"]),
-        consume=d["consume"],
         window=d["window"],
-        window_n=d["window_n"],
-        window_attr=d["window_attr"],
+        time_based=bool(d["time_based"]),
         attributes=tuple(d["attributes"]),
-        query_hash=h.digest(),
+        split_by_key=key_independent(d),
+        seeds=seeds_of(text, schema),
     )

@@ -1,37 +1,51 @@
-"""Streaming path: ``groupBy(keys).applyInPandasWithState`` with an event-time timeout.
+"""Streaming path: the partition keys hashed into a fixed number of buckets, then
+``groupBy(bucket).applyInPandasWithState`` with an event-time timeout; one engine
+per bucket does ``PARTITION BY`` inside. Python is called once per bucket with
+rows (or a due timeout) per micro-batch, whatever the number of keys.
 
-Per group (a key, a bucket of keys, or everything) the state row holds
+The state row of a bucket holds
 
-* ``engine``: the engine's versioned snapshot (``ceql.Stream.snapshot``), null when idle;
+* ``buckets``: the bucket count it was made with (fixed for a checkpoint);
+* ``engine``: the engine's snapshot (no event data), null when idle;
 * ``rows``/``base``: the rows already fed that a future match may still contain
-  (Arrow IPC), and the engine position of the first one;
-* ``pending``: the rows the watermark has not released yet (Arrow IPC);
-* ``late``: how many late rows this group has seen.
+  (Arrow IPC; the only copy of them), and the stream position of the first one;
+* ``pending``: the reorder buffer, rows the watermark has not released yet;
+* ``released``: the time (ns) up to which rows have been released to the engine.
 
-Each call appends the new rows to ``pending``, sorts the ones at or before the
-watermark by (time, order) and feeds them, advances the engine's watermark, and
-sets the timeout to the earliest of: the first pending row, the engine's next
-window expiry. The state row is removed when the engine is idle and nothing is
-pending.
+Each call sets late rows aside, buffers the others, feeds the engine the buffered
+rows at or before the watermark in (time, order, key) order, advances the engine's
+watermark, keeps the rows from the engine's horizon on, and sets the timeout to
+the earliest of: the first buffered row, the engine's next window expiry. When
+the engine is idle and nothing is buffered, the row keeps only ``released`` (a
+few bytes per bucket).
+
+A row is late when its time is at or before ``released``: the engine has moved
+past it. That is Spark's own rule (a row at or before the previous micro-batch's
+watermark is late) and not the current watermark's: Spark filters late rows with
+the previous watermark but hands the function the current one, and after a
+restart the two can be far apart; rows between them are not late and are fed in
+order.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import logging
-import re
 from typing import Any, Callable, Iterator, List, Optional
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._engine import TIME, GroupEngine, ipc_to_table, table_to_ipc
-from ._keys import Prepared, check_order_not_null, qcol
+from ._engine import TIME, Engine
+from ._input import Prepared, check_order_not_null, engine_view, qcol
 from ._output import OutputLayout
 from ._plan import QueryPlan
+from ._reorder import ReorderBuffer
+from ._rows import RetainedRows
 
 log = logging.getLogger("ceql.spark")
 
-STATE_SCHEMA = "engine binary, rows binary, base long, pending binary, late long"
+STATE_SCHEMA = "buckets int, engine binary, rows binary, base long, pending binary, released long"
 GROUP = "__ceql_g"
 WATERMARK = "__ceql_wm"
 #: In ``late="emit"`` mode the watermark column is shifted this far into the
@@ -40,138 +54,90 @@ WATERMARK = "__ceql_wm"
 #: late rows through to the glue; the watermark itself is unchanged.
 EMIT_SHIFT_DAYS = 36_500
 
-_UNITS_MS = {
-    "ms": 1, "millisecond": 1, "milliseconds": 1,
-    "s": 1000, "sec": 1000, "secs": 1000, "second": 1000, "seconds": 1000,
-    "m": 60_000, "min": 60_000, "mins": 60_000, "minute": 60_000, "minutes": 60_000,
-    "h": 3_600_000, "hour": 3_600_000, "hours": 3_600_000,
-    "d": 86_400_000, "day": 86_400_000, "days": 86_400_000,
-    "week": 604_800_000, "weeks": 604_800_000,
-}
 
-
-def delay_ms(watermark: Any) -> int:
-    """Milliseconds of a watermark delay: ``"30 seconds"``, ``"1 minute 30 seconds"``,
-    a ``timedelta``, or a number of seconds."""
-    import datetime as dt
-
-    if isinstance(watermark, dt.timedelta):
-        return int(watermark.total_seconds() * 1000)
+def delay_text(watermark: Any) -> str:
+    """A watermark delay as Spark's interval text: ``"30 seconds"`` as given, a
+    ``timedelta`` or a number of seconds in milliseconds."""
+    if isinstance(watermark, _dt.timedelta):
+        return f"{int(watermark.total_seconds() * 1000)} milliseconds"
     if isinstance(watermark, (int, float)) and not isinstance(watermark, bool):
-        return int(watermark * 1000)
-    text = str(watermark).strip().lower()
-    if text.startswith("interval "):
+        return f"{int(watermark * 1000)} milliseconds"
+    text = str(watermark).strip()
+    if text.lower().startswith("interval "):
         text = text[len("interval ") :]
-    parts = re.findall(r"(\d+(?:\.\d+)?)\s*([a-z]+)", text)
-    if not parts or re.sub(r"(\d+(?:\.\d+)?)\s*([a-z]+)", "", text).strip():
-        raise ValueError(f"cannot read the watermark delay {watermark!r} (write e.g. '30 seconds')")
-    total = 0.0
-    for n, unit in parts:
-        if unit not in _UNITS_MS:
-            raise ValueError(f"unknown unit {unit!r} in the watermark delay {watermark!r}")
-        total += float(n) * _UNITS_MS[unit]
-    return int(total)
+    return text
 
 
-def _sort_rows(rows: pa.Table, orders: List[str]) -> pa.Table:
-    """Rows in the order the batch path gives them (Spark's ascending sort puts
-    nulls first)."""
-    columns = [TIME] + orders
-    try:
-        return rows.sort_by([(c, "ascending", "at_start") for c in columns])
-    except (TypeError, ValueError):  # pyarrow before per-key null placement
-        return rows.sort_by([(c, "ascending") for c in columns], null_placement="at_start")
-
-
-def make_state_fn(
-    plan: QueryPlan,
-    prep: Prepared,
-    layout: OutputLayout,
-    in_schema: pa.Schema,
-    late: str,
-    fault: Optional[Callable] = None,
-    local_tz: Optional[str] = None,
-):
+def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_schema: pa.Schema, late: str,
+                  buckets: int, fault: Optional[Callable] = None, local_tz: Optional[str] = None) -> Any:
+    """The function Spark calls per bucket and micro-batch."""
     # Spark hands timestamps to pandas as naive wall-clock times of the session
     # time zone; they are localised back before they become Arrow (UTC) again.
     ts_columns = [f.name for f in in_schema if pa.types.is_timestamp(f.type) and f.type.tz is not None]
     relocalize = local_tz not in (None, "UTC", "Etc/UTC", "GMT", "Z", "+00:00")
     engine_columns = list(prep.engine_columns)
-    keep = list(prep.input_columns) + [TIME] + list(prep.key_hidden)
-    # The partition keys break ties between events of different keys at the same
-    # (time, order), which only one key has to keep unique: with several keys in
-    # one group (one Spark group for the whole query, or buckets) the engine must
-    # see them in the same order on every run.
+    kept = prep.kept_columns
+    sort_columns = prep.sort_columns
     order_fields = list(prep.order_fields)
-    orders = order_fields + list(prep.key_hidden)
     out_columns = [f.name for f in layout.schema]
 
-    def fn(key: Any, pdfs: Iterator[Any], state: Any) -> Iterator[Any]:
-        w_ms = state.getCurrentWatermarkMs()
-        w_us = w_ms * 1000
-        w_ns = w_us * 1000
-        if state.exists:
-            snap, rows_b, base, pending_b, late_n = state.get
-        else:
-            snap, rows_b, base, pending_b, late_n = None, None, 0, None, 0
-        late_n = int(late_n or 0)
+    def to_arrow(pdfs: Iterator[Any]) -> Optional[pa.Table]:
         parts = []
         for pdf in pdfs:
             if len(pdf):
                 if relocalize:
                     for c in ts_columns:
                         pdf[c] = pdf[c].dt.tz_localize(local_tz, ambiguous=False, nonexistent="shift_forward")
-                parts.append(pa.Table.from_pandas(pdf, schema=in_schema, preserve_index=False).select(keep))
+                parts.append(pa.Table.from_pandas(pdf, schema=in_schema, preserve_index=False).select(kept))
+        return pa.concat_tables(parts) if parts else None
+
+    def fn(key: Any, pdfs: Iterator[Any], state: Any) -> Iterator[Any]:
+        w_ms = state.getCurrentWatermarkMs()
+        # Spark compares event times in microseconds: a row is at or before the
+        # watermark when its time, truncated to the microsecond, is.
+        released_ns = w_ms * 1_000_000 + 999
+        if state.exists:
+            made_with, snap, rows_b, base, pending_b, released = state.get
+            if made_with != buckets:
+                raise ValueError(
+                    f"ceql.spark: this checkpoint's state was made with buckets={made_with}, not {buckets}: "
+                    "the bucket count is fixed for the life of a checkpoint"
+                )
+        else:
+            snap, rows_b, base, pending_b, released = None, None, 0, None, None
+        engine = Engine.restore(plan, snap) if snap else Engine(plan)
+        rows = RetainedRows.from_ipc(int(base or 0), rows_b)
+        buffer = ReorderBuffer.from_ipc(sort_columns, pending_b)
         outputs: List[pa.Table] = []
-        pending = ipc_to_table(pending_b)
-        if parts:
-            incoming = pa.concat_tables(parts)
+        incoming = to_arrow(pdfs)
+        if incoming is not None:
             if incoming.column(TIME).null_count:
                 raise ValueError(f"ceql.spark: {incoming.column(TIME).null_count} events have a null time field: every event needs a time")
             check_order_not_null(incoming, order_fields)
-            t_us = pc.divide(incoming.column(TIME), 1000)
-            is_late = pc.less_equal(t_us, w_us)
-            late_rows = incoming.filter(is_late)
-            if late_rows.num_rows:
-                late_n += late_rows.num_rows
-                if late == "emit":
-                    outputs.append(layout.late(_sort_rows(late_rows, orders)))
-                else:
-                    log.warning("ceql.spark: dropped %d late rows (at or before the watermark)", late_rows.num_rows)
-            incoming = incoming.filter(pc.invert(is_late))
-            pending = incoming if pending is None else pa.concat_tables([pending, incoming])
-        engine = GroupEngine.from_state(plan, engine_columns, snap, rows_b, base)
-        if pending is not None and pending.num_rows:
-            ready = pc.less_equal(pc.divide(pending.column(TIME), 1000), w_us)
-            feed = _sort_rows(pending.filter(ready), orders)
-            pending = pending.filter(pc.invert(ready))
-            found = engine.feed(feed)
-            if found:
-                outputs.append(layout.matches(engine.retained, engine.base, found))
-        if w_ns > 0:
-            engine.advance(w_ns)
-        engine.trim(w_ns)
+            if released is not None:
+                is_late = pc.less_equal(incoming.column(TIME), released)
+                late_rows = incoming.filter(is_late)
+                if late_rows.num_rows:
+                    if late == "emit":
+                        outputs.append(layout.late(late_rows))
+                    else:
+                        log.warning("ceql.spark: dropped %d late rows (at or before the watermark)", late_rows.num_rows)
+                    incoming = incoming.filter(pc.invert(is_late))
+            buffer.add(incoming)
+        ready = buffer.release(released_ns)
+        released = released_ns if released is None else max(released, released_ns)
+        if ready is not None:
+            position = engine.position
+            found = engine.push(engine_view(ready, engine_columns))
+            rows.append(ready, position)
+            if found.num_rows:
+                outputs.append(layout.matches(rows.table(), rows.base, found))
+        if w_ms > 0:
+            engine.advance(w_ms * 1_000_000)
+        rows.trim(engine.horizon)
         if fault is not None:
             fault(key, state, outputs)
-        has_pending = pending is not None and pending.num_rows > 0
-        if engine.is_idle() and not has_pending:
-            if state.exists:
-                state.remove()
-        else:
-            if engine.is_idle():
-                snap2, rows2, base2 = None, None, 0
-            else:
-                snap2, rows2, base2 = engine.to_state()
-            state.update((snap2, rows2, base2, table_to_ipc(pending) if has_pending else None, late_n))
-            timeouts = []
-            if has_pending:
-                first_us = pc.min(pending.column(TIME)).as_py() // 1000
-                timeouts.append(-(-first_us // 1000) - 1)
-            d = engine.next_deadline_ns()
-            if d is not None:
-                timeouts.append(-(-d // 1_000_000) - 1)
-            if timeouts:
-                state.setTimeoutTimestamp(max(min(timeouts), w_ms, 1))
+        save(state, engine, rows, buffer, w_ms, buckets, released)
         for out in outputs:
             if out.num_rows:
                 yield out.to_pandas()[out_columns]
@@ -179,34 +145,71 @@ def make_state_fn(
     return fn
 
 
-def detect_streaming(plan: QueryPlan, prep: Prepared, layout: OutputLayout, *, watermark: Any, late: str, buckets: Optional[int], fault: Optional[Callable] = None) -> Any:
+def save(state: Any, engine: Engine, rows: RetainedRows, buffer: ReorderBuffer, w_ms: int, buckets: int,
+         released: int) -> None:
+    """Writes the bucket's state row and sets its timeout."""
+    if engine.is_idle():  # positions aside, a new engine gives the same results
+        state.update((buckets, None, None, 0, buffer.to_ipc(), released))
+    else:
+        state.update((buckets, engine.snapshot(), rows.to_ipc(), rows.base, buffer.to_ipc(), released))
+    # A timeout fires once the watermark is past it: at the first buffered row's
+    # millisecond, or at the engine's next window expiry.
+    timeouts = []
+    first = buffer.earliest_ns()
+    if first is not None:
+        timeouts.append(-(-(first // 1000) // 1000) - 1)
+    d = engine.next_deadline_ns()
+    if d is not None:
+        timeouts.append(-(-d // 1_000_000) - 1)
+    if timeouts:
+        state.setTimeoutTimestamp(max(min(timeouts), w_ms, 1))
+
+
+def warn_shuffle_partitions(spark: Any, buckets: int) -> None:
+    """Every micro-batch runs one state task per shuffle partition, most of them
+    empty when there are many more partitions than buckets; the count is fixed in
+    the checkpoint at the query's first start."""
+    try:
+        n = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    except Exception:
+        return
+    if n > max(2 * buckets, 32):
+        log.warning(
+            "ceql.spark: spark.sql.shuffle.partitions is %d: each micro-batch will run %d state tasks for %d buckets. "
+            "Set it to about the executors' cores before the query first starts (it is then fixed in the checkpoint)",
+            n, n, buckets,
+        )
+
+
+def detect_streaming(plan: QueryPlan, prep: Prepared, layout: OutputLayout, *, watermark: Any, late: str,
+                     buckets: int, fault: Optional[Callable] = None) -> Any:
+    """The streaming DataFrame of complex events of a streaming DataFrame."""
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import to_arrow_schema
     from pyspark.sql.streaming.state import GroupStateTimeout
 
     if watermark is None:
         raise ValueError("a streaming DataFrame needs watermark= (how late an event may arrive, e.g. '30 seconds')")
-    delay = delay_ms(watermark)
+    delay = delay_text(watermark)
     df = prep.df
     wm = F.timestamp_micros(F.expr(f"div({TIME}, 1000)"))
     if late == "emit":
         wm = wm + F.expr(f"INTERVAL {EMIT_SHIFT_DAYS} DAYS")
-        df = df.withColumn(WATERMARK, wm).withWatermark(WATERMARK, f"{EMIT_SHIFT_DAYS} days {delay} milliseconds")
-    else:
-        df = df.withColumn(WATERMARK, wm).withWatermark(WATERMARK, f"{delay} milliseconds")
-    if plan.split_by_key and buckets:
+        delay = f"{EMIT_SHIFT_DAYS} days {delay}"
+    try:
+        df = df.withColumn(WATERMARK, wm).withWatermark(WATERMARK, delay)
+    except Exception as e:
+        raise ValueError(f"cannot read the watermark delay {watermark!r} (write e.g. '30 seconds'): {e}") from None
+    if plan.split_by_key:
         df = df.withColumn(GROUP, F.pmod(F.xxhash64(*[qcol(k) for k in prep.key_hidden]), F.lit(int(buckets))))
-        group = [GROUP]
-    elif plan.split_by_key:
-        group = list(prep.key_hidden)
     else:
         why = "the query has no PARTITION BY" if not plan.partitioned else "its result depends on every partition"
         log.warning("ceql.spark: %s, so every event goes to one group (one task per micro-batch)", why)
-        df = df.withColumn(GROUP, F.lit(0))
-        group = [GROUP]
+        df = df.withColumn(GROUP, F.lit(0).cast("long"))
+    warn_shuffle_partitions(df.sparkSession, buckets)
     in_schema = to_arrow_schema(df.schema, timezone="UTC")
     local_tz = df.sparkSession.conf.get("spark.sql.session.timeZone")
-    fn = make_state_fn(plan, prep, layout, in_schema, late, fault, local_tz)
-    return df.groupBy(*[qcol(g) for g in group]).applyInPandasWithState(
+    fn = make_state_fn(plan, prep, layout, in_schema, late, buckets, fault, local_tz)
+    return df.groupBy(qcol(GROUP)).applyInPandasWithState(
         fn, prep.output_schema, STATE_SCHEMA, "append", GroupStateTimeout.EventTimeTimeout
     )

@@ -1,18 +1,25 @@
-"""Spark side of the input: the hidden key and time columns, and the output schema."""
+"""Spark side of the input: which columns are the type, time and order (with the
+common spellings), the hidden time, key and row-hash columns, and the output
+schema."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence, Union
 
+from ceql._inputs import TIME_UNITS, time_unit_nanos
+
 from ._engine import TIME
+from ._match_id import H0, H1
 from ._output import END, EVENTS, KIND, MATCH_ID, START
 from ._plan import QueryPlan
 
-_UNIT_NS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
+#: Kafka's source columns, taken as time and order when none is named.
+KAFKA_TIME, KAFKA_ORDER = "timestamp", ["partition", "offset"]
 
 
-def qcol(name: str):
+def qcol(name: str) -> Any:
+    """A column by its exact name (dots and backquotes included)."""
     from pyspark.sql import functions as F
 
     return F.col("`" + name.replace("`", "``") + "`")
@@ -22,24 +29,74 @@ def qcol(name: str):
 class Prepared:
     """The input with its hidden columns, and what the executors need to know."""
 
-    df: object  # pyspark DataFrame with the hidden columns
-    input_columns: List[str]
+    df: Any  # pyspark DataFrame with the hidden columns
+    input_columns: List[str]  # the user's columns: the fields of `events`
+    type_field: str
+    time_field: str
     key_hidden: List[str]
     key_names: List[str]
     order_fields: List[str]
-    engine_columns: List[str]
-    output_schema: object  # pyspark StructType
+    engine_columns: List[str]  # columns the engine reads, the type column first
+    output_schema: Any  # pyspark StructType
+
+    @property
+    def sort_columns(self) -> List[str]:
+        """The order the engine reads rows in: time, order, then the keys (which
+        break ties between keys, so that nothing depends on the shuffle)."""
+        return [TIME, *self.order_fields, *self.key_hidden]
+
+    @property
+    def kept_columns(self) -> List[str]:
+        """Columns of a row the glue keeps while a match may still need it."""
+        seen: List[str] = []
+        for c in [*self.input_columns, TIME, *self.key_hidden, H0, H1]:
+            if c not in seen:
+                seen.append(c)
+        return seen
 
 
-def require_columns(columns: Sequence[str], time_field: str, orders: Sequence[str]) -> None:
-    if "type" not in columns:
-        raise ValueError(
-            "ceql.spark needs the event type in a column named `type` "
-            "(rename yours, e.g. df.withColumnRenamed('event_type', 'type'))"
-        )
-    for c in [time_field, *orders]:
+
+def engine_view(rows: Any, engine_columns: List[str]) -> Any:
+    """The columns of ``rows`` the engine reads (``Prepared.engine_columns``), the
+    first one, the event type, named ``type``."""
+    view = rows.select(engine_columns)
+    if engine_columns[0] != "type":
+        view = view.rename_columns(["type", *view.column_names[1:]])
+    return view
+
+
+def resolve_columns(columns: Sequence[str], type_field: Optional[str], time_field: Optional[str],
+                    order_field: Union[None, str, Sequence[str]]) -> Any:
+    """(type, time, orders): the named columns, or the common spellings: ``type``;
+    Kafka's ``timestamp``; Kafka's ``partition`` and ``offset``, or ``offset``."""
+    if type_field is None:
+        if "type" not in columns:
+            raise ValueError(
+                "ceql.spark needs the event type: name its column with type_field= (e.g. type_field='event_type'), "
+                "or call it `type`"
+            )
+        type_field = "type"
+    if time_field is None:
+        if KAFKA_TIME not in columns:
+            raise ValueError("ceql.spark needs the event time: name its column with time_field=")
+        time_field = KAFKA_TIME
+    if order_field is None:
+        if all(c in columns for c in KAFKA_ORDER):
+            orders = list(KAFKA_ORDER)
+        elif "offset" in columns:
+            orders = ["offset"]
+        else:
+            raise ValueError("ceql.spark needs an order_field that breaks ties between events of the same time (an offset)")
+    elif isinstance(order_field, str):
+        orders = [order_field]
+    else:
+        orders = list(order_field)
+        if not orders or not all(isinstance(f, str) for f in orders):
+            raise TypeError("order_field must be a column name or a list of column names")
+    for c in [type_field, time_field, *orders]:
         if c not in columns:
             raise ValueError(f"column {c!r} not found (columns: {', '.join(columns)})")
+    return type_field, time_field, orders
 
 
 def check_order_not_null(rows: Any, orders: Sequence[str]) -> None:
@@ -50,17 +107,9 @@ def check_order_not_null(rows: Any, orders: Sequence[str]) -> None:
             raise ValueError(f"ceql.spark: {rows.column(o).null_count} events have a null order_field {o!r}: every event needs one")
 
 
-def order_list(order_field: Union[str, Sequence[str]]) -> List[str]:
-    if isinstance(order_field, str):
-        return [order_field]
-    fields = list(order_field)
-    if not fields or not all(isinstance(f, str) for f in fields):
-        raise TypeError("order_field must be a column name or a list of column names")
-    return fields
-
-
-def time_nanos_expr(df, time_field: str, time_unit: Optional[str]):
-    """int64 nanoseconds since the epoch of the time column (what the engine sees)."""
+def time_nanos_expr(df: Any, time_field: str, time_unit: Optional[str]) -> Any:
+    """int64 nanoseconds since the epoch of the time column (what the engine sees).
+    A timestamp carries its unit; a number needs ``time_unit``."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
@@ -77,17 +126,17 @@ def time_nanos_expr(df, time_field: str, time_unit: Optional[str]):
     if isinstance(dt, (T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.FloatType, T.DoubleType, T.DecimalType)):
         if time_unit is None:
             raise ValueError(
-                f"the time field {time_field!r} is numeric ({dt.simpleString()}): say its unit with time_unit='s', 'ms', 'us' or 'ns'"
+                f"the time field {time_field!r} is numeric ({dt.simpleString()}): say its unit with time_unit="
+                + ", ".join(repr(u) for u in TIME_UNITS)
             )
-        if time_unit not in _UNIT_NS:
-            raise ValueError(f"time_unit must be one of s, ms, us, ns, not {time_unit!r}")
+        per = time_unit_nanos(time_unit)
         if isinstance(dt, (T.ByteType, T.ShortType, T.IntegerType, T.LongType)):
-            return c.cast("long") * F.lit(_UNIT_NS[time_unit])
-        return (c.cast("double") * F.lit(float(_UNIT_NS[time_unit]))).cast("long")
+            return c.cast("long") * F.lit(per)
+        return (c.cast("double") * F.lit(float(per))).cast("long")
     raise TypeError(f"the time field {time_field!r} must be a timestamp or a number, not {dt.simpleString()}")
 
 
-def key_exprs(df, plan: QueryPlan):
+def key_exprs(df: Any, plan: QueryPlan) -> List[Any]:
     """(hidden name, output name, expression) per PARTITION BY group.
 
     Without a declaration the engine keys an event on the first attribute of each
@@ -121,12 +170,14 @@ def key_exprs(df, plan: QueryPlan):
     return out
 
 
-def prepare(df, plan: QueryPlan, *, time_field: str, order_field, time_unit: Optional[str], with_kind: bool) -> Prepared:
+def prepare(df: Any, plan: QueryPlan, *, type_field: Optional[str], time_field: Optional[str], order_field: Any,
+            time_unit: Optional[str], with_kind: bool) -> Prepared:
+    """Adds the hidden columns and works out the output schema."""
+    from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    orders = order_list(order_field)
-    require_columns(df.columns, time_field, orders)
     input_columns = list(df.columns)
+    type_field, time_field, orders = resolve_columns(input_columns, type_field, time_field, order_field)
     keys = key_exprs(df, plan)
     taken = {MATCH_ID, START, END, EVENTS} | ({KIND} if with_kind else set())
     for _, name, _ in keys:
@@ -138,8 +189,11 @@ def prepare(df, plan: QueryPlan, *, time_field: str, order_field, time_unit: Opt
     out = df.withColumn(TIME, time_nanos_expr(df, time_field, time_unit))
     for hidden, _, e in keys:
         out = out.withColumn(hidden, e)
-    engine_columns = ["type"] + [c for c in ("stream",) if c in input_columns]
-    engine_columns += [a for a in plan.attributes if a in input_columns and a not in engine_columns]
+    # Row hashes of match_id (see _match_id): keys, time, order values.
+    identity = [qcol(h) for h, _, _ in keys] + [qcol(TIME)] + [qcol(o) for o in orders]
+    out = out.withColumn(H0, F.xxhash64(*identity)).withColumn(H1, F.xxhash64(F.lit(1).cast("long"), *identity))
+    engine_columns = [type_field] + [c for c in ("stream",) if c in input_columns]
+    engine_columns += [a for a in plan.attributes if a in input_columns and a not in engine_columns and a != "type"]
     engine_columns.append(TIME)
     fields = [T.StructField(name, out.schema[hidden].dataType, True) for hidden, name, _ in keys]
     time_type = df.schema[time_field].dataType
@@ -154,6 +208,8 @@ def prepare(df, plan: QueryPlan, *, time_field: str, order_field, time_unit: Opt
     return Prepared(
         df=out,
         input_columns=input_columns,
+        type_field=type_field,
+        time_field=time_field,
         key_hidden=[k[0] for k in keys],
         key_names=[k[1] for k in keys],
         order_fields=orders,
