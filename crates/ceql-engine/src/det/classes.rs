@@ -6,37 +6,8 @@ use crate::bitset;
 use crate::schema::TypeId;
 use std::collections::HashMap;
 
-/// Dense id of an event class: an index into the transition rows of the
-/// determinization cache. A cache clear forgets every class, so an id only means
-/// something until the next clear.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(transparent)]
-pub struct ClassId(u32);
-
-impl ClassId {
-    /// No class interned (empty slots of the dense tables).
-    const NONE: ClassId = ClassId(u32::MAX);
-
-    /// The class's index in the cache's transition rows.
-    #[inline(always)]
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-
-    /// The id of the `i`-th interned class.
-    #[inline]
-    pub(crate) fn from_index(i: usize) -> ClassId {
-        debug_assert!(i < u32::MAX as usize);
-        ClassId(i as u32)
-    }
-}
-
-impl Default for ClassId {
-    /// Class 0; only a placeholder in memo tables whose entries are validated separately.
-    fn default() -> Self {
-        ClassId(0)
-    }
-}
+/// Dense id of an event class.
+pub type ClassId = u32;
 
 /// Type id used for events whose type the query does not know (they only occupy
 /// their position; only `TRUE` and `NOT` guards accept them).
@@ -44,6 +15,7 @@ pub const OTHER_TYPE: TypeId = u32::MAX;
 
 /// Types with at most this many predicates use a direct-indexed table.
 const DENSE_BITS: usize = 10;
+const NONE: ClassId = u32::MAX;
 
 /// Interned classes.
 #[derive(Clone, Debug)]
@@ -66,8 +38,7 @@ impl ClassTable {
         let mut preds = preds_per_type.to_vec();
         preds.push(0); // OTHER_TYPE
         let words = preds.iter().map(|&m| bitset::words_for(m)).collect();
-        let dense =
-            preds.iter().map(|&m| if m <= DENSE_BITS { vec![ClassId::NONE; 1 << m] } else { Vec::new() }).collect();
+        let dense = preds.iter().map(|&m| if m <= DENSE_BITS { vec![NONE; 1 << m] } else { Vec::new() }).collect();
         ClassTable { words, preds, info: Vec::new(), bits: Vec::new(), dense, sparse: HashMap::default() }
     }
 
@@ -94,7 +65,7 @@ impl ClassTable {
         if self.preds[ti] <= DENSE_BITS {
             let key = bits.first().copied().unwrap_or(0) as usize;
             let id = self.dense[ti][key];
-            if id != ClassId::NONE {
+            if id != NONE {
                 return (id, false);
             }
             let id = self.push(ty, bits);
@@ -112,12 +83,12 @@ impl ClassTable {
     fn push(&mut self, ty: TypeId, bits: &[u64]) -> ClassId {
         self.info.push((ty, self.bits.len() as u32));
         self.bits.extend_from_slice(bits);
-        ClassId::from_index(self.info.len() - 1)
+        (self.info.len() - 1) as ClassId
     }
 
     /// Type and predicate bits of a class.
     pub fn get(&self, c: ClassId) -> (TypeId, &[u64]) {
-        let (ty, off) = self.info[c.index()];
+        let (ty, off) = self.info[c as usize];
         let w = self.words_of(ty);
         (ty, &self.bits[off as usize..off as usize + w])
     }
@@ -146,7 +117,7 @@ impl ClassTable {
         self.info.clear();
         self.bits.clear();
         for d in &mut self.dense {
-            d.iter_mut().for_each(|c| *c = ClassId::NONE);
+            d.iter_mut().for_each(|c| *c = NONE);
         }
         self.sparse.clear();
     }

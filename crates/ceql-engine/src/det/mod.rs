@@ -26,109 +26,20 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use strategy::Scratch;
 
-/// Id of an interned det-state: an index into the cache's tables. A cache clear
-/// renumbers the det-states it keeps ([`DetCache::clear`] returns the mapping).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(transparent)]
-pub struct DetId(u32);
+/// Id of an interned det-state. Id 0 is always the initial (virtual) det-state.
+pub type DetId = u32;
+/// No successor.
+pub const DEAD: DetId = u32::MAX;
+/// The initial det-state: the virtual run that has not started (`{q0}`).
+pub const INITIAL: DetId = 0;
+const UNKNOWN: DetId = u32::MAX - 1;
 
-impl DetId {
-    /// The initial det-state `{q0}`: the virtual run that has not started. Always id 0.
-    pub const INITIAL: DetId = DetId(0);
-    /// No successor (a run dies).
-    pub const DEAD: DetId = DetId(u32::MAX);
-    /// A successor not computed yet (only stored in the cache's rows).
-    const UNKNOWN: DetId = DetId(u32::MAX - 1);
+/// Successors of a det-state on a class: slot 0 is reached by output-marking
+/// transitions, slots 1 and 2 by non-marking ones; for the virtual det-state, slots
+/// 0–2 are the runs that start at this event and slot 3 is its own next det-state.
+pub type Succ = [DetId; 4];
 
-    /// The index of the det-state in the cache's tables.
-    #[inline(always)]
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-
-    /// The id of the `i`-th interned det-state.
-    #[inline]
-    pub(crate) fn from_index(i: usize) -> DetId {
-        debug_assert!(i < Self::UNKNOWN.0 as usize, "det-state ids stay below the sentinels");
-        DetId(i as u32)
-    }
-
-    /// Whether this is [`DetId::DEAD`].
-    #[inline(always)]
-    pub fn is_dead(self) -> bool {
-        self == Self::DEAD
-    }
-}
-
-impl Default for DetId {
-    /// A partition that has seen nothing is in the initial det-state.
-    fn default() -> Self {
-        DetId::INITIAL
-    }
-}
-
-/// The successors of a det-state on one event class. Output-marking and
-/// non-marking transitions lead to different det-states (I/O-determinism,
-/// reference §5.6), so that each complex event is stored once in the tECS.
-///
-/// The four ids are stored as an array and read through named accessors: as one
-/// 16-byte value the pair of loads and the test of [`Succ::is_empty`] stay in
-/// registers on the hot path, where four separate fields were spilled (callgrind:
-/// 3% more instructions per event on the no-output workload).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Succ([DetId; 4]);
-
-impl Succ {
-    /// Successors from their four parts (see the accessors).
-    #[inline]
-    pub fn new(marked: DetId, unmarked: DetId, unmarked_other: DetId, next_virtual: DetId) -> Succ {
-        Succ([marked, unmarked, unmarked_other, next_virtual])
-    }
-
-    /// Reached by output-marking transitions: the runs get a new output node.
-    /// For the virtual det-state: the runs that start at this event by marking it.
-    #[inline(always)]
-    pub fn marked(&self) -> DetId {
-        self.0[0]
-    }
-
-    /// Reached by non-marking transitions: the runs keep their nodes. For the
-    /// virtual det-state: the runs that start here without marking (`NOT` first).
-    #[inline(always)]
-    pub fn unmarked(&self) -> DetId {
-        self.0[1]
-    }
-
-    /// MAX only: a second non-marking successor, whose runs are dominated by other
-    /// runs than those of [`Succ::unmarked`] (another `Q` of the (P, Q) construction).
-    #[inline(always)]
-    pub fn unmarked_other(&self) -> DetId {
-        self.0[2]
-    }
-
-    /// Virtual det-state only: its own next det-state (the order or domination
-    /// information of every live run under NEXT/LAST/MAX; `{q0}` under ALL).
-    #[inline(always)]
-    pub fn next_virtual(&self) -> DetId {
-        self.0[3]
-    }
-
-    /// Whether the event starts or continues no run here: no marked and no
-    /// unmarked successor. One test: the three ids are all [`DetId::DEAD`]
-    /// (`u32::MAX`) exactly when their bitwise AND is.
-    #[inline(always)]
-    pub fn is_empty(&self) -> bool {
-        self.0[0].0 & self.0[1].0 & self.0[2].0 == u32::MAX
-    }
-
-    /// Whether some run continues without a new output node.
-    #[inline(always)]
-    pub fn has_unmarked(&self) -> bool {
-        !self.unmarked().is_dead() || !self.unmarked_other().is_dead()
-    }
-}
-
-const UNKNOWN_SUCC: Succ = Succ([DetId::UNKNOWN, DetId::DEAD, DetId::DEAD, DetId::DEAD]);
+const UNKNOWN_SUCC: Succ = [UNKNOWN, DEAD, DEAD, DEAD];
 
 /// Classes per transition row until more are met.
 const INITIAL_STRIDE: usize = 8;
@@ -241,7 +152,7 @@ impl DetCache {
         bitset::set(&mut key, 0);
         // NEXT/LAST: preorder 0 (no live run); MAX: Q = ∅.
         let id = self.intern(&key);
-        debug_assert_eq!(id, DetId::INITIAL);
+        debug_assert_eq!(id, INITIAL);
     }
 
     /// The automaton being determinized.
@@ -257,14 +168,14 @@ impl DetCache {
     /// Whether det-state `d` accepts.
     #[inline]
     pub fn is_final(&self, d: DetId) -> bool {
-        debug_assert!(d.index() < self.finals.len());
+        debug_assert!((d as usize) < self.finals.len());
         // SAFETY: det ids handed out by this cache index `finals` (ids are only
         // issued by `intern`, which pushes to `finals`; a clear remaps every id in use).
-        unsafe { *self.finals.get_unchecked(d.index()) }
+        unsafe { *self.finals.get_unchecked(d as usize) }
     }
 
     fn key(&self, d: DetId) -> &[u64] {
-        &self.keys[d.index() * self.key_words..(d.index() + 1) * self.key_words]
+        &self.keys[d as usize * self.key_words..(d as usize + 1) * self.key_words]
     }
 
     /// The automaton states `P` of det-state `d`.
@@ -286,7 +197,7 @@ impl DetCache {
     #[inline]
     pub fn class_of(&mut self, ty: TypeId, bits: &[u64]) -> ClassId {
         let (c, new) = self.classes.intern(ty, bits);
-        if new && c.index() >= self.stride {
+        if new && c as usize >= self.stride {
             self.grow_stride();
         }
         c
@@ -300,14 +211,14 @@ impl DetCache {
         if self.stats.uncached {
             return None;
         }
-        let i = det.index() * self.stride + class.index();
+        let i = det as usize * self.stride + class as usize;
         debug_assert!(i < self.trans.len());
         // SAFETY: `det` < number of det-states (ids come from `intern`, which
         // grows `trans` by one row of `stride` entries per det-state) and
         // `class` < `stride` (`class_of` grows the stride before handing out a
         // larger class id); the hot loop does not pay for the bounds check.
         let t = unsafe { *self.trans.get_unchecked(i) };
-        (t.marked() != DetId::UNKNOWN).then_some(t)
+        (t[0] != UNKNOWN).then_some(t)
     }
 
     /// Adds `n` hits of [`DetCache::lookup`] to the counters.
@@ -337,16 +248,15 @@ impl DetCache {
         let mut out = std::mem::take(&mut self.out);
         let on = strategy::OnClass { cea: &self.cea, ty, bits: &bits };
         strategy::successors(on, self.kind, &key, &mut self.preorders, &mut self.scratch, &mut out);
-        let mut ids = [DetId::DEAD; 4];
+        let mut succ = [DEAD; 4];
         for (slot, k) in out.iter().enumerate() {
             if !k.is_empty() {
-                ids[slot] = self.intern(k);
+                succ[slot] = self.intern(k);
             }
         }
-        let succ = Succ(ids);
         self.out = out;
         if !self.stats.uncached {
-            self.trans[det.index() * self.stride + class.index()] = succ;
+            self.trans[det as usize * self.stride + class as usize] = succ;
         }
         succ
     }
@@ -356,7 +266,7 @@ impl DetCache {
         if let Some(&d) = self.index.get(key) {
             return d;
         }
-        let id = DetId::from_index(self.finals.len());
+        let id = self.finals.len() as DetId;
         self.keys.extend_from_slice(key);
         self.finals.push(strategy::is_final(&self.cea, self.kind, self.words, key, &self.preorders));
         self.index.insert(Box::from(key), id);
@@ -438,7 +348,7 @@ impl DetCache {
     }
 
     /// Clears the cache, keeping the det-states in `live` (the initial one always
-    /// keeps id 0). Returns the map from old to new ids ([`DetId::DEAD`] for dropped ones).
+    /// keeps id 0). Returns the map from old to new ids (`DEAD` for dropped ones).
     /// `events` is the number of events processed so far (thrashing guard).
     pub fn clear(&mut self, live: impl IntoIterator<Item = DetId>, events: u64) -> Vec<DetId> {
         let old_count = self.finals.len();
@@ -466,12 +376,12 @@ impl DetCache {
         // Classes start again from id 0, so the rows shrink back to the first stride
         // (a stream of ever-new classes would otherwise keep the widest rows forever).
         self.stride = INITIAL_STRIDE;
-        let mut remap = vec![DetId::DEAD; old_count];
+        let mut remap = vec![DEAD; old_count];
         self.intern_initial();
-        remap[DetId::INITIAL.index()] = DetId::INITIAL;
+        remap[INITIAL as usize] = INITIAL;
         for (d, p) in live {
-            if remap[d.index()].is_dead() {
-                remap[d.index()] = self.import(&p).expect("a live det-state fits its own automaton");
+            if remap[d as usize] == DEAD {
+                remap[d as usize] = self.import(&p).expect("a live det-state fits its own automaton");
             }
         }
         self.checked = (0, 0, 0);
@@ -534,13 +444,11 @@ mod tests {
         let mut c = DetCache::new(seq_ab(), StrategyKind::All, &[0, 0], CacheConfig::default());
         let a = c.class_of(0, &[0]);
         let b = c.class_of(1, &[0]);
-        let start = c.step(DetId::INITIAL, a);
-        let (m, u, v) = (start.marked(), start.unmarked(), start.next_virtual());
-        assert_ne!(m, DetId::DEAD);
-        assert_eq!(u, DetId::DEAD);
-        assert_eq!(v, DetId::INITIAL, "the virtual run of ALL stays {{q0}}");
-        let next = c.step(m, b);
-        let (m2, u2) = (next.marked(), next.unmarked());
+        let [m, u, _, v] = c.step(INITIAL, a);
+        assert_ne!(m, DEAD);
+        assert_eq!(u, DEAD);
+        assert_eq!(v, INITIAL, "the virtual run of ALL stays {{q0}}");
+        let [m2, u2, _, _] = c.step(m, b);
         assert!(c.is_final(m2));
         assert_eq!(u2, m, "the skip loop keeps the run in {{1}}");
         c.step(m, b);
@@ -553,13 +461,12 @@ mod tests {
         for kind in [StrategyKind::All, StrategyKind::Next, StrategyKind::Last, StrategyKind::Max] {
             let mut c = DetCache::new(seq_ab(), kind, &[0, 0], CacheConfig::default());
             let a = c.class_of(0, &[0]);
-            let start = c.step(DetId::INITIAL, a);
-            let (m, v) = (start.marked(), start.next_virtual());
+            let [m, _, _, v] = c.step(INITIAL, a);
             let before = c.export(m);
             let remap = c.clear([m, v], 1);
-            assert_eq!(c.export(remap[m.index()]), before, "{kind:?}");
+            assert_eq!(c.export(remap[m as usize]), before, "{kind:?}");
             let b = c.class_of(1, &[0]);
-            let f = c.step(remap[m.index()], b).marked();
+            let [f, ..] = c.step(remap[m as usize], b);
             assert!(c.is_final(f), "{kind:?}");
             assert_eq!(c.stats().clears, 1);
         }

@@ -9,7 +9,7 @@
 //! asked for, and new ones are checked (and their transitions computed) on the
 //! next request. A cache clear renumbers det-states and classes, so it drops them.
 
-use super::{ClassId, DetCache, DetId};
+use super::{ClassId, DetCache, DEAD};
 
 /// Largest number of det-states for which masks are kept (one bit each).
 pub const MAX_MASKED_STATES: usize = 64;
@@ -35,7 +35,7 @@ impl DetCache {
     /// when the cache holds more than [`MAX_MASKED_STATES`] det-states or is uncached.
     #[inline]
     pub fn mover_mask(&mut self, class: ClassId) -> Option<u64> {
-        let c = class.index();
+        let c = class as usize;
         if c < self.movers.covered.len() && self.movers.covered[c] as usize == self.finals.len() {
             return Some(self.movers.mask[c]);
         }
@@ -56,10 +56,10 @@ impl DetCache {
             if self.finals.len() > MAX_MASKED_STATES {
                 return None;
             }
-            let d = DetId::from_index(self.movers.covered[c] as usize);
-            let s = self.step(d, ClassId::from_index(c));
-            if self.is_final(d) || !s.marked().is_dead() || s.unmarked() != d || !s.unmarked_other().is_dead() {
-                self.movers.mask[c] |= 1 << d.index();
+            let d = self.movers.covered[c];
+            let s = self.step(d, c as ClassId);
+            if self.is_final(d) || s[0] != DEAD || s[1] != d || s[2] != DEAD {
+                self.movers.mask[c] |= 1 << d;
             }
             self.movers.covered[c] += 1;
         }

@@ -16,11 +16,10 @@
 //! **The virtual run.** [FCEP] starts every run at position 0 with a `TRUE/∘` loop
 //! on the initial state; here that loop is virtual: a det-state containing `q0`
 //! (no other does, by C1) stands for the run that has not started yet. Its
-//! successors are the runs that start at the current event ([`super::Succ`]'s
-//! `marked`, `unmarked` and, for MAX, `unmarked_other`) and the virtual run's own
-//! next det-state (`next_virtual`). For ALL and STRICT that is always `{q0}`; for
-//! NEXT/LAST it carries the preorder over all live runs, for MAX the states of all
-//! live runs (every run dominates one that has marked nothing).
+//! successors are the runs that start at the current event (slots 0 and 1) and the
+//! virtual run's own next det-state (slot 2). For ALL and STRICT it is always `{q0}`;
+//! for NEXT/LAST it carries the preorder over all live runs, for MAX the states of
+//! all live runs (every run dominates one that has marked nothing).
 
 use super::preorder::Preorders;
 use crate::bitset;
@@ -113,17 +112,8 @@ impl<'a> OnClass<'a> {
     }
 }
 
-/// Slots of `out` in [`successors`], in the order of [`super::Succ`]'s fields.
-pub(crate) const MARKED: usize = 0;
-/// See [`MARKED`].
-pub(crate) const UNMARKED: usize = 1;
-/// See [`MARKED`].
-pub(crate) const UNMARKED_OTHER: usize = 2;
-/// See [`MARKED`].
-pub(crate) const NEXT_VIRTUAL: usize = 3;
-
-/// Computes the successor keys of `key` on a class into `out`, one slot per field
-/// of [`super::Succ`] ([`MARKED`], ...); an empty key means no successor.
+/// Computes the successor keys of `key` on a class into `out` (see
+/// [`super::Succ`] for the slots); an empty key means no successor.
 pub(crate) fn successors(
     on: OnClass<'_>,
     kind: StrategyKind,
@@ -148,13 +138,13 @@ pub(crate) fn successors(
                 }
             }
             if !bitset::is_empty(&s.a) {
-                out[MARKED].extend_from_slice(&s.a);
+                out[0].extend_from_slice(&s.a);
             }
             if !bitset::is_empty(&s.b) {
-                out[UNMARKED].extend_from_slice(&s.b);
+                out[1].extend_from_slice(&s.b);
             }
             if is_virtual {
-                out[NEXT_VIRTUAL].extend_from_slice(p);
+                out[3].extend_from_slice(p);
             }
         }
         StrategyKind::Next | StrategyKind::Last => preorder_successors(on, kind, key, preorders, s, out),
@@ -284,25 +274,24 @@ fn preorder_successors(
         }
     }
     if !bitset::is_empty(&s.b) {
-        out[MARKED].extend_from_slice(&s.b);
-        out[MARKED].push(next_t);
+        out[0].extend_from_slice(&s.b);
+        out[0].push(next_t);
     }
     if !bitset::is_empty(&s.c) {
-        out[UNMARKED].extend_from_slice(&s.c);
-        out[UNMARKED].push(next_t);
+        out[1].extend_from_slice(&s.c);
+        out[1].push(next_t);
     }
     if is_virtual {
-        out[NEXT_VIRTUAL].extend_from_slice(p);
-        out[NEXT_VIRTUAL].push(next_t);
+        out[3].extend_from_slice(p);
+        out[3].push(next_t);
     }
 }
 
 /// MAX: the (P, Q) construction; `Q` holds the states of runs whose complex
 /// events include the current one's (same end, `K ⊆ K'` and `D ⊆ D'`).
 ///
-/// Slots: [`MARKED`] = output-marked successor, [`UNMARKED`] and
-/// [`UNMARKED_OTHER`] = output-unmarked successors with different `Q`,
-/// [`NEXT_VIRTUAL`] = next virtual det-state. At its start a run is compared-marked
+/// Slots: 0 = output-marked successor, 1 and 2 = output-unmarked successors with
+/// different `Q`, 3 = next virtual det-state. At its start a run is compared-marked
 /// whatever it binds, so the virtual run separates starts that bind variables
 /// (`D ∋ j`) from `NOT` starts (`D ∌ j`), which the former dominate.
 fn max_successors(on: OnClass<'_>, key: &[u64], s: &mut Scratch, out: &mut [Vec<u64>; 4]) {
@@ -342,29 +331,29 @@ fn max_successors(on: OnClass<'_>, key: &[u64], s: &mut Scratch, out: &mut [Vec<
         }
     };
     // Comparison-marked successors: (δ•(P) ∖ δ•(Q), δ•(Q)), split by output mark.
-    emit(&mut out[MARKED], &s.c, &s.a);
-    emit(&mut out[UNMARKED], &s.d, &s.a);
+    emit(&mut out[0], &s.c, &s.a);
+    emit(&mut out[1], &s.d, &s.a);
     if is_virtual {
         // NOT starts are dominated by the binding starts of the same event.
         let mut q_not = s.a.clone();
         union(&mut q_not, &s.c);
         union(&mut q_not, &s.d);
-        emit(&mut out[UNMARKED_OTHER], &s.e, &q_not);
+        emit(&mut out[2], &s.e, &q_not);
         // The virtual run loops on q0; every live run dominates it.
         let mut q_all = s.a.clone();
         union(&mut q_all, &s.b);
         union(&mut q_all, &s.c);
         union(&mut q_all, &s.d);
         union(&mut q_all, &s.e);
-        out[NEXT_VIRTUAL].extend_from_slice(p);
-        out[NEXT_VIRTUAL].extend_from_slice(&q_all);
+        out[3].extend_from_slice(p);
+        out[3].extend_from_slice(&q_all);
     } else {
         // Q'' = δ•(Q) ∪ δ∘(Q) ∪ δ•(P).
         let mut q2 = s.a.clone();
         union(&mut q2, &s.b);
         union(&mut q2, &s.c);
         union(&mut q2, &s.d);
-        emit(&mut out[UNMARKED_OTHER], &s.e, &q2);
+        emit(&mut out[2], &s.e, &q2);
     }
 }
 

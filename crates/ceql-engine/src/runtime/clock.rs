@@ -3,7 +3,7 @@
 //! which state expires, and whether any state is left.
 
 use super::Runtime;
-use crate::det::DetId;
+use crate::det::INITIAL;
 
 impl Runtime {
     /// Declares that no accepted event will have a window coordinate below `w`
@@ -24,7 +24,7 @@ impl Runtime {
         for id in ids {
             let p = self.state.partitions.get_mut(id);
             p.table.retain(|e| e.ul[0].max >= tau);
-            if p.table.is_empty() && p.virtual_det == DetId::INITIAL {
+            if p.table.is_empty() && p.virtual_det == INITIAL {
                 self.state.partitions.remove(id, &mut self.scratch.pool);
             }
         }
@@ -82,9 +82,6 @@ impl Runtime {
     /// at the same position behaves the same).
     pub fn is_idle(&self) -> bool {
         let tau = if self.state.max_w == i64::MIN { i64::MIN } else { self.threshold(self.state.max_w) };
-        self.state
-            .partitions
-            .iter()
-            .all(|p| p.virtual_det == DetId::INITIAL && p.table.iter().all(|e| e.ul[0].max < tau))
+        self.state.partitions.iter().all(|p| p.virtual_det == INITIAL && p.table.iter().all(|e| e.ul[0].max < tau))
     }
 }

@@ -21,7 +21,7 @@
 
 use super::partition::{det_bit, dets_of, Entry};
 use super::Runtime;
-use crate::det::{ClassId, DetId, Succ};
+use crate::det::{ClassId, Succ, DEAD};
 use crate::tecs::{new_ulist, prune, Item};
 
 /// More marking entries than this fall back to the rebuild: the distinctness check
@@ -63,31 +63,31 @@ impl<T: Copy> Scratch<T> {
 }
 
 /// The marking entries of one event: (index in `T`, target det-state).
-pub(crate) type Marking = Scratch<(u32, DetId)>;
+pub(crate) type Marking = Scratch<(u32, crate::det::DetId)>;
 
 impl Default for Marking {
     fn default() -> Self {
-        Scratch::filled_with((0, DetId::DEAD))
+        Scratch::filled_with((0, DEAD))
     }
 }
 
 impl Marking {
-    /// Records that entry `i` marks into `target` unless `target` is [`DetId::DEAD`]; false
+    /// Records that entry `i` marks into `target` unless `target` is `DEAD`; false
     /// when that makes more than [`MAX_MARKING`] entries.
     #[inline]
-    fn note(&mut self, i: usize, target: DetId) -> bool {
-        self.push_if((i as u32, target), !target.is_dead());
+    fn note(&mut self, i: usize, target: crate::det::DetId) -> bool {
+        self.push_if((i as u32, target), target != DEAD);
         self.len <= MAX_MARKING
     }
 }
 
 /// The new nodes of one event and their target det-states: one per marking
 /// entry, plus the run that starts at the event.
-pub(crate) type Landing = Scratch<(DetId, Item)>;
+pub(crate) type Landing = Scratch<(crate::det::DetId, Item)>;
 
 impl Default for Landing {
     fn default() -> Self {
-        Scratch::filled_with((DetId::DEAD, Item { node: crate::tecs::NodeRef(0), max: i64::MIN }))
+        Scratch::filled_with((DEAD, Item { node: crate::tecs::NodeRef(0), max: i64::MIN }))
     }
 }
 
@@ -116,7 +116,7 @@ impl Runtime {
         w: i64,
         tau: i64,
     ) -> Option<bool> {
-        if start.has_unmarked() {
+        if start[1] != DEAD || start[2] != DEAD {
             return None;
         }
         self.scratch.marking.clear();
@@ -132,14 +132,14 @@ impl Runtime {
         } else {
             self.find_marking(table, class, tau)?
         };
-        if start.marked().is_dead() && self.scratch.marking.as_slice().is_empty() {
+        if start[0] == DEAD && self.scratch.marking.as_slice().is_empty() {
             self.drop_ended(table, dets, expired, tau);
             return Some(any_final);
         }
         // Every target must be new to this event: distinct, and not a marking entry.
         let marking = self.scratch.marking.as_slice();
         let is_marking = |t| marking.iter().any(|&(i, _)| table[i as usize].det == t);
-        if !start.marked().is_dead() && (is_marking(start.marked()) || marking.iter().any(|m| m.1 == start.marked())) {
+        if start[0] != DEAD && (is_marking(start[0]) || marking.iter().any(|m| m.1 == start[0])) {
             return None;
         }
         for (k, &(_, t)) in marking.iter().enumerate() {
@@ -150,9 +150,9 @@ impl Runtime {
 
         // Pass 2: the new nodes, computed from the lists as they were before the event.
         self.scratch.landing.clear();
-        if !start.marked().is_dead() {
+        if start[0] != DEAD {
             let node = self.state.arena.begin(position, w);
-            self.scratch.landing.push_if((start.marked(), Item { node, max: w }), true);
+            self.scratch.landing.push_if((start[0], Item { node, max: w }), true);
         }
         for &(i, target) in self.scratch.marking.as_slice() {
             let merged = table[i as usize].merged(&mut self.state.arena);
@@ -218,11 +218,8 @@ impl Runtime {
                 }
                 None => self.state.cache.step(e.det, class),
             };
-            let stays = s.unmarked() == e.det;
-            if !(stays || s.unmarked().is_dead())
-                || !s.unmarked_other().is_dead()
-                || !self.scratch.marking.note(i, s.marked())
-            {
+            let stays = s[1] == e.det;
+            if !(stays || s[1] == DEAD) || s[2] != DEAD || !self.scratch.marking.note(i, s[0]) {
                 self.state.cache.count_hits(hits);
                 return None;
             }
@@ -252,7 +249,7 @@ impl Runtime {
         }
         let mut moving = 0u64;
         for (i, e) in table.iter().enumerate() {
-            moving |= (mask >> e.det.index() & 1) << i;
+            moving |= (mask >> e.det & 1) << i;
         }
         while moving != 0 {
             let i = moving.trailing_zeros() as usize;
@@ -260,17 +257,14 @@ impl Runtime {
             let e = &mut table[i];
             prune(&mut e.ul, tau);
             let s = self.state.cache.step(e.det, class);
-            let stays = s.unmarked() == e.det;
+            let stays = s[1] == e.det;
             // A final det-state that stayed would accept again here: left to the
             // general path (final det-states are entered by marking transitions
             // only, so this does not happen with the constructions of det/).
-            if !(stays || s.unmarked().is_dead())
-                || !s.unmarked_other().is_dead()
-                || (stays && self.state.cache.is_final(e.det))
-            {
+            if !(stays || s[1] == DEAD) || s[2] != DEAD || (stays && self.state.cache.is_final(e.det)) {
                 return None;
             }
-            if !self.scratch.marking.note(i, s.marked()) {
+            if !self.scratch.marking.note(i, s[0]) {
                 return None;
             }
             if !stays {

@@ -89,8 +89,8 @@ impl Entry {
 /// superset).
 #[inline]
 pub(crate) fn det_bit(d: DetId) -> u64 {
-    if d.index() < 64 {
-        1 << d.index()
+    if d < 64 {
+        1 << d
     } else {
         u64::MAX
     }
@@ -103,35 +103,8 @@ pub(crate) fn dets_of(table: &[Entry]) -> u64 {
 }
 
 /// Index of a partition slot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(transparent)]
-pub struct PartitionId(u32);
-
-impl PartitionId {
-    /// The end of the idle list (no partition).
-    const NIL: PartitionId = PartitionId(u32::MAX);
-    /// The one partition of a query without `PARTITION BY`.
-    const ONLY: PartitionId = PartitionId(0);
-
-    /// The partition's slot.
-    #[inline(always)]
-    fn index(self) -> usize {
-        self.0 as usize
-    }
-
-    #[inline]
-    fn from_index(i: usize) -> PartitionId {
-        debug_assert!(i < u32::MAX as usize);
-        PartitionId(i as u32)
-    }
-}
-
-impl Default for PartitionId {
-    /// Not linked: the end of the idle list.
-    fn default() -> Self {
-        PartitionId::NIL
-    }
-}
+pub type PartitionId = u32;
+const NIL: PartitionId = u32::MAX;
 
 /// The evaluation state of one substream.
 #[derive(Debug, Default)]
@@ -195,20 +168,15 @@ impl Partitions {
             slots: Vec::new(),
             free: Vec::new(),
             index: HashMap::default(),
-            head: PartitionId::NIL,
-            tail: PartitionId::NIL,
+            head: NIL,
+            tail: NIL,
             keyed,
             created: 0,
             bytes: 0,
             evicted: 0,
         };
         if !keyed {
-            p.slots.push(Partition {
-                prev: PartitionId::NIL,
-                next: PartitionId::NIL,
-                live: true,
-                ..Default::default()
-            });
+            p.slots.push(Partition { prev: NIL, next: NIL, live: true, ..Default::default() });
             p.created = 1;
         }
         p
@@ -218,7 +186,7 @@ impl Partitions {
     #[inline]
     pub fn get_or_create(&mut self, key: &[u8], epoch: u64) -> PartitionId {
         if !self.keyed {
-            return PartitionId::ONLY;
+            return 0;
         }
         if let Some(&id) = self.index.get(key) {
             return id;
@@ -229,20 +197,20 @@ impl Partitions {
             dets: 0,
             epoch,
             last_w: i64::MIN,
-            virtual_det: DetId::INITIAL,
-            prev: PartitionId::NIL,
-            next: PartitionId::NIL,
+            virtual_det: crate::det::INITIAL,
+            prev: NIL,
+            next: NIL,
             live: true,
             evicted: false,
         };
         let id = match self.free.pop() {
             Some(id) => {
-                self.slots[id.index()] = part;
+                self.slots[id as usize] = part;
                 id
             }
             None => {
                 self.slots.push(part);
-                PartitionId::from_index(self.slots.len() - 1)
+                (self.slots.len() - 1) as PartitionId
             }
         };
         self.index.insert(key.into(), id);
@@ -254,13 +222,13 @@ impl Partitions {
     /// Mutable access to a partition.
     #[inline]
     pub fn get_mut(&mut self, id: PartitionId) -> &mut Partition {
-        &mut self.slots[id.index()]
+        &mut self.slots[id as usize]
     }
 
     /// Records an event of `id` at coordinate `w` (moves it to the front).
     #[inline(always)]
     pub fn touch(&mut self, id: PartitionId, w: i64) {
-        self.slots[id.index()].last_w = w;
+        self.slots[id as usize].last_w = w;
         if self.keyed && self.head != id {
             self.move_to_front(id);
         }
@@ -269,46 +237,46 @@ impl Partitions {
     /// Makes `id` the most recently touched partition.
     fn move_to_front(&mut self, id: PartitionId) {
         self.unlink(id);
-        let p = &mut self.slots[id.index()];
+        let p = &mut self.slots[id as usize];
         if p.evicted {
             p.evicted = false;
             self.evicted -= 1;
         }
-        p.prev = PartitionId::NIL;
+        p.prev = NIL;
         p.next = self.head;
-        if self.head != PartitionId::NIL {
-            self.slots[self.head.index()].prev = id;
+        if self.head != NIL {
+            self.slots[self.head as usize].prev = id;
         }
         self.head = id;
-        if self.tail == PartitionId::NIL {
+        if self.tail == NIL {
             self.tail = id;
         }
     }
 
     /// Whether `id` is on the idle list (evicted partitions are not).
     fn is_linked(&self, id: PartitionId) -> bool {
-        let p = &self.slots[id.index()];
-        p.prev != PartitionId::NIL || p.next != PartitionId::NIL || self.head == id
+        let p = &self.slots[id as usize];
+        p.prev != NIL || p.next != NIL || self.head == id
     }
 
     fn unlink(&mut self, id: PartitionId) {
         if !self.is_linked(id) {
             return;
         }
-        let (prev, next) = (self.slots[id.index()].prev, self.slots[id.index()].next);
-        if prev != PartitionId::NIL {
-            self.slots[prev.index()].next = next;
+        let (prev, next) = (self.slots[id as usize].prev, self.slots[id as usize].next);
+        if prev != NIL {
+            self.slots[prev as usize].next = next;
         } else {
             self.head = next;
         }
-        if next != PartitionId::NIL {
-            self.slots[next.index()].prev = prev;
+        if next != NIL {
+            self.slots[next as usize].prev = prev;
         } else {
             self.tail = prev;
         }
-        let p = &mut self.slots[id.index()];
-        p.prev = PartitionId::NIL;
-        p.next = PartitionId::NIL;
+        let p = &mut self.slots[id as usize];
+        p.prev = NIL;
+        p.next = NIL;
     }
 
     /// Removes a keyed partition, returning its table's buffers to `pool`.
@@ -317,7 +285,7 @@ impl Partitions {
             return;
         }
         self.unlink(id);
-        let p = std::mem::take(&mut self.slots[id.index()]);
+        let p = std::mem::take(&mut self.slots[id as usize]);
         if p.evicted {
             self.evicted -= 1;
         }
@@ -334,12 +302,12 @@ impl Partitions {
     /// leaves the idle list until its key is seen again.
     #[inline]
     pub fn evict_idle(&mut self, tau: i64, pool: &mut Vec<UnionList>) {
-        while self.keyed && self.tail != PartitionId::NIL && self.slots[self.tail.index()].last_w < tau {
+        while self.keyed && self.tail != NIL && self.slots[self.tail as usize].last_w < tau {
             let id = self.tail;
-            if self.slots[id.index()].virtual_det == DetId::INITIAL {
+            if self.slots[id as usize].virtual_det == crate::det::INITIAL {
                 self.remove(id, pool);
             } else {
-                let p = &mut self.slots[id.index()];
+                let p = &mut self.slots[id as usize];
                 // Only the strategy state stays: the table's memory goes too.
                 pool.extend(std::mem::take(&mut p.table).into_iter().map(|e| e.ul));
                 p.evicted = true;
@@ -351,7 +319,7 @@ impl Partitions {
 
     /// Ids of the live partitions.
     pub fn ids(&self) -> impl Iterator<Item = PartitionId> + '_ {
-        self.slots.iter().enumerate().filter(|(_, p)| p.live).map(|(i, _)| PartitionId::from_index(i))
+        self.slots.iter().enumerate().filter(|(_, p)| p.live).map(|(i, _)| i as PartitionId)
     }
 
     /// Live partitions, in no particular order.
@@ -405,8 +373,12 @@ impl Partitions {
         if !self.keyed {
             return Vec::new();
         }
+        let linked = |id: PartitionId| {
+            let p = &self.slots[id as usize];
+            p.prev != NIL || p.next != NIL || self.head == id
+        };
         let mut out: Vec<&Partition> =
-            self.index.values().filter(|&&id| !self.is_linked(id)).map(|&id| &self.slots[id.index()]).collect();
+            self.index.values().filter(|&&id| !linked(id)).map(|&id| &self.slots[id as usize]).collect();
         out.sort_by(|a, b| (a.last_w, &a.key).cmp(&(b.last_w, &b.key)));
         out
     }
@@ -414,7 +386,7 @@ impl Partitions {
     /// Records the last event's coordinate of a partition without putting it on
     /// the idle list (restoring an evicted partition).
     pub fn set_last_w(&mut self, id: PartitionId, w: i64) {
-        let p = &mut self.slots[id.index()];
+        let p = &mut self.slots[id as usize];
         p.last_w = w;
         if !p.evicted {
             p.evicted = true;
@@ -430,9 +402,9 @@ impl Partitions {
         }
         let mut out = Vec::with_capacity(self.index.len());
         let mut id = self.tail;
-        while id != PartitionId::NIL {
-            out.push(&self.slots[id.index()]);
-            id = self.slots[id.index()].prev;
+        while id != NIL {
+            out.push(&self.slots[id as usize]);
+            id = self.slots[id as usize].prev;
         }
         out
     }

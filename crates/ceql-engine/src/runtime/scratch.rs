@@ -49,7 +49,7 @@ impl Scratch {
         let fixed_classes = (0..=query.preds.len())
             .map(|t| {
                 let plain = t == query.preds.len() || (query.preds[t].is_empty() && query.declared_reads[t].is_empty());
-                (if plain { 0 } else { u64::MAX }, ClassId::default())
+                (if plain { 0 } else { u64::MAX }, 0)
             })
             .collect();
         Scratch {

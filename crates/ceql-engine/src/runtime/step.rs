@@ -5,7 +5,7 @@
 
 use super::partition::{dets_of, Entry, PartitionId};
 use super::Runtime;
-use crate::det::{ClassId, DetId, Succ};
+use crate::det::{ClassId, Succ, DEAD, INITIAL};
 use crate::output::{MatchBuffer, Position};
 use crate::tecs::{check_invariants, new_ulist, prune, Item, UnionList};
 use ceql_syntax::ast::ConsumePolicy;
@@ -40,13 +40,14 @@ impl Runtime {
         // lets none expire: T' = T, and since every final det-state is a mover, T
         // holds none and there is no output. Decided from the partition's det-state
         // bits without reading T's entries.
-        if start.is_empty()
-            && start.next_virtual() == virtual_det
+        // (The three successors are DEAD, u32::MAX, exactly when their AND is.)
+        if start[0] & start[1] & start[2] == DEAD
+            && start[3] == virtual_det
             && mask.is_some_and(|mask| mask & part.dets == 0)
             && part.table.last().is_none_or(|e| e.head_max() >= tau)
         {
             debug_assert_eq!(dets_of(&part.table) & !part.dets, 0, "dets is a superset of T's det-states");
-            let empty = part.table.is_empty() && virtual_det == DetId::INITIAL;
+            let empty = part.table.is_empty() && virtual_det == INITIAL;
             self.state.partitions.touch(pid, w);
             if empty {
                 self.state.partitions.remove(pid, &mut self.scratch.pool);
@@ -62,7 +63,7 @@ impl Runtime {
         let part = self.state.partitions.get_mut(pid);
         self.scratch.pool.extend(part.table.drain(..).map(|e| e.ul));
         part.epoch = self.state.reset_epoch;
-        part.virtual_det = DetId::INITIAL;
+        part.virtual_det = INITIAL;
     }
 
     /// The rest of ON_EVENT for an event that [`Runtime::settle_idle`] did not
@@ -81,7 +82,7 @@ impl Runtime {
         out: &mut MatchBuffer<P>,
     ) {
         let EventStart { start, mask } = begun;
-        let next_virtual = start.next_virtual();
+        let next_virtual = start[3];
         self.state.arena.set_coordinate(w);
         let part = self.state.partitions.get_mut(pid);
         let mut table = std::mem::take(&mut part.table);
@@ -98,17 +99,17 @@ impl Runtime {
             let mut next = std::mem::take(&mut self.scratch.next_table);
             // The runs that start at this event are executed first: their max,
             // w(j), is the largest, which keeps the heads of T' in non-increasing order.
-            if !start.has_unmarked() {
-                if !start.marked().is_dead() {
+            if start[1] == DEAD && start[2] == DEAD {
+                if start[0] != DEAD {
                     // Only a marking start: one begin node instead of a bottom and
                     // an output node over it.
                     let node = self.state.arena.begin(position, w);
-                    self.add(&mut next, start.marked(), Item { node, max: w });
+                    self.add(&mut next, start[0], Item { node, max: w });
                 }
             } else {
                 let bottom = Item { node: self.state.arena.bottom(position, w), max: w };
                 let ul = new_ulist(bottom, &mut self.scratch.pool);
-                self.exec_trans(&mut next, start, Entry::new(DetId::DEAD, ul), position);
+                self.exec_trans(&mut next, start, Entry::new(DEAD, ul), position);
             }
             for mut e in table.drain(..) {
                 if !prune(&mut e.ul, tau) {
@@ -144,7 +145,7 @@ impl Runtime {
         if reset {
             self.scratch.pool.extend(next.drain(..).map(|e| e.ul));
             dets = 0;
-            next_virtual = DetId::INITIAL;
+            next_virtual = INITIAL;
             if self.config.facts.consume == ConsumePolicy::Any || !self.state.partitions.keyed() {
                 self.state.reset_epoch += 1;
             }
@@ -156,7 +157,7 @@ impl Runtime {
         part.virtual_det = next_virtual;
         self.state.partitions.touch(pid, w);
         let part = self.state.partitions.get_mut(pid);
-        if part.table.is_empty() && part.virtual_det == DetId::INITIAL {
+        if part.table.is_empty() && part.virtual_det == INITIAL {
             self.state.partitions.remove(pid, &mut self.scratch.pool);
         }
     }
@@ -229,10 +230,10 @@ impl Runtime {
     /// in `T'`). A list that moves unchanged keeps its remembered merge.
     #[inline(always)]
     fn exec_trans(&mut self, next: &mut Vec<Entry>, succ: Succ, mut e: Entry, position: u64) {
-        let (m, u1, u2) = (succ.marked(), succ.unmarked(), succ.unmarked_other());
-        let i1 = if !u1.is_dead() { self.index_of(u1) } else { None };
-        if m.is_dead() && u2.is_dead() && i1.is_none() {
-            if u1.is_dead() {
+        let [m, u1, u2, _] = succ;
+        let i1 = if u1 != DEAD { self.index_of(u1) } else { None };
+        if m == DEAD && u2 == DEAD && i1.is_none() {
+            if u1 == DEAD {
                 self.scratch.pool.push(e.ul);
             } else {
                 // Only a non-marking successor not yet in T': reuse the list as is.
@@ -244,14 +245,14 @@ impl Runtime {
         }
         let merged = e.merged(&mut self.state.arena);
         let ul = e.ul;
-        if !m.is_dead() {
+        if m != DEAD {
             let node = self.state.arena.output(position, merged.node, merged.max);
             self.add(next, m, Item { node, max: merged.max });
         }
         let mut ul = Some(ul);
         let mut moved_to: Option<usize> = None;
         for u in [u1, u2] {
-            if u.is_dead() {
+            if u == DEAD {
                 continue;
             }
             match self.index_of(u) {
@@ -286,7 +287,7 @@ impl Runtime {
 
     /// ADD: inserts a non-union node under det-state `q` of `T'`.
     #[inline]
-    fn add(&mut self, next: &mut Vec<Entry>, q: DetId, n: Item) {
+    fn add(&mut self, next: &mut Vec<Entry>, q: crate::det::DetId, n: Item) {
         match self.index_of(q) {
             Some(i) => next[i].insert(&mut self.state.arena, n),
             None => {
@@ -308,15 +309,15 @@ impl Runtime {
     }
 
     #[inline]
-    fn index_of(&self, d: DetId) -> Option<usize> {
-        let d = d.index();
+    fn index_of(&self, d: crate::det::DetId) -> Option<usize> {
+        let d = d as usize;
         (d < self.scratch.stamp_of.len() && self.scratch.stamp_of[d] == self.scratch.stamp)
             .then(|| self.scratch.slot_of[d] as usize)
     }
 
     #[inline]
-    fn set_index(&mut self, det: DetId, i: usize) {
-        let d = det.index();
+    fn set_index(&mut self, d: crate::det::DetId, i: usize) {
+        let d = d as usize;
         if d >= self.scratch.stamp_of.len() {
             let n = (d + 1).max(self.scratch.stamp_of.len() * 2);
             self.scratch.stamp_of.resize(n, 0);
@@ -324,6 +325,6 @@ impl Runtime {
         }
         self.scratch.stamp_of[d] = self.scratch.stamp;
         self.scratch.slot_of[d] = i as u32;
-        self.scratch.next_dets |= super::partition::det_bit(det);
+        self.scratch.next_dets |= super::partition::det_bit(d as crate::det::DetId);
     }
 }
