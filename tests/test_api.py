@@ -196,6 +196,26 @@ def test_describe_and_statistics():
     assert st["cache_misses"] > 0 and st["det_states"] > 1
 
 
+@pytest.mark.parametrize(
+    "clauses, expected",
+    [
+        # §3.9: PARTITION BY evaluates each key's substream apart ...
+        ("PARTITION BY [k] WITHIN 5 seconds", True),
+        ("PARTITION BY [k] WITHIN 3 [ts]", True),
+        ("PARTITION BY [k] CONSUME BY PARTITION", True),
+        ("PARTITION BY [k]", True),
+        # ... except where §3.7 counts positions of the whole stream,
+        ("PARTITION BY [k] WITHIN 5 EVENTS", False),
+        # or §3.10 lets one key's match reset every partition;
+        ("PARTITION BY [k] CONSUME BY ANY", False),
+        # without PARTITION BY there is one substream, nothing to split.
+        ("WITHIN 5 seconds", False),
+    ],
+)
+def test_describe_states_whether_the_query_splits_by_key(clauses, expected):
+    assert ceql.compile(f"SELECT * FROM S WHERE A ; B {clauses}").describe()["key_independent"] is expected
+
+
 def test_internal_errors_are_exceptions_not_crashes():
     assert issubclass(ceql.CeqlInternalError, ceql.CeqlError)
     assert issubclass(ceql.CeqlInternalError, Exception)

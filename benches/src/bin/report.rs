@@ -58,7 +58,7 @@ fn one(name: &str) {
             out.clear();
         }
         let st = rt.statistics();
-        let node_bytes = std::mem::size_of::<ceql_engine::tecs::Node>() as f64;
+        let node_bytes = ceql_engine::TECS_NODE_BYTES as f64;
         let bytes_per_event = rt.arena_allocated() as f64 * node_bytes / 200_000.0;
         let rss_update = peak_rss_mib();
         let mut positions = 0;

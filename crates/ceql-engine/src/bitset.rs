@@ -91,11 +91,6 @@ impl BitSet {
     pub fn intersects(&self, other: &BitSet) -> bool {
         intersects(&self.words, &other.words)
     }
-
-    /// Elements in increasing order.
-    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        iter(&self.words)
-    }
 }
 
 #[cfg(test)]
@@ -108,7 +103,7 @@ mod tests {
         s.insert(3);
         s.insert(130);
         assert!(s.contains(3) && s.contains(130) && !s.contains(4));
-        assert_eq!(s.iter().collect::<Vec<_>>(), vec![3, 130]);
+        assert_eq!(iter(&s.words).collect::<Vec<_>>(), vec![3, 130]);
         let mut t = BitSet::new();
         t.insert(130);
         assert!(s.intersects(&t));

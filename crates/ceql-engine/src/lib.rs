@@ -1,6 +1,6 @@
 //! # ceql-engine
 //!
-//! The CORE complex event recognition algorithm ([CORE]: Bucchi, Grez, Quintana,
+//! The CORE complex event recognition algorithm (CORE: Bucchi, Grez, Quintana,
 //! Riveros, Vansummeren) for CEQL queries, usable without Python:
 //!
 //! 1. [`CompiledQuery::compile`] parses (via `ceql-syntax`), runs the static checks
@@ -24,23 +24,38 @@
 //! found.sort();
 //! assert_eq!(found, vec![vec![0, 1, 2, 3], vec![0, 1, 3], vec![0, 2, 3]]);
 //! ```
+//!
+//! ## What a Rust user depends on
+//!
+//! Only the items re-exported here; the pipeline's modules (`analyze`, `predicate`,
+//! `cea`, `det`, `tecs`, `runtime`, ...) are private, so that new operators can
+//! change them freely:
+//!
+//! * compiling: [`CompiledQuery`] (with [`CompiledQuery::facts`] → [`QueryFacts`],
+//!   [`WindowPlan`]), [`CompileOptions`], [`CompileError`];
+//! * evaluating: [`Runtime`] with [`RuntimeOptions`], [`CacheConfig`], [`LatePolicy`],
+//!   [`Target`], [`RuntimeStats`]/[`Statistics`], snapshots ([`SnapshotError`]);
+//!   events as [`ValueRef`]/[`Value`] pairs or Arrow record batches; bad events as
+//!   [`EventError`] with its [`EventErrorKind`];
+//! * output: [`MatchBuffer`] of [`MatchRef`]s over [`Position`]s (`u64` or `u32`).
 #![warn(missing_docs)]
 
-pub mod analyze;
-pub mod bitset;
-pub mod cea;
-pub mod det;
-pub mod enumerate;
-pub mod error;
-pub mod input;
-pub mod memory;
-pub mod output;
-pub mod predicate;
-pub mod query;
-pub mod runtime;
-pub mod schema;
-pub mod tecs;
-pub mod value;
+mod analyze;
+mod bitset;
+mod cea;
+mod det;
+mod enumerate;
+mod error;
+mod facts;
+mod input;
+mod memory;
+mod output;
+mod predicate;
+mod query;
+mod runtime;
+mod schema;
+mod tecs;
+mod value;
 
 pub use det::CacheConfig;
 
@@ -48,11 +63,17 @@ pub use det::CacheConfig;
 /// an attribute with one of these names reads as absent.
 pub const RESERVED_FIELDS: [&str; 2] = ["type", "stream"];
 
+/// Bytes of one tECS node (§6): the unit of the state that a window keeps, for
+/// reasoning about memory per event (`RuntimeStats` counts nodes).
+pub const TECS_NODE_BYTES: usize = std::mem::size_of::<tecs::Node>();
+
 /// Whether `name` is one of [`RESERVED_FIELDS`].
 pub fn is_reserved_field(name: &str) -> bool {
     RESERVED_FIELDS.contains(&name)
 }
+pub use analyze::WindowPlan;
 pub use error::{CompileError, EventError, EventErrorKind};
+pub use facts::QueryFacts;
 pub use output::{MatchBuffer, MatchRef, Position};
 pub use query::{CompileOptions, CompiledQuery};
 pub use runtime::{LatePolicy, Runtime, RuntimeOptions, RuntimeStats, SnapshotError, Statistics, Target};

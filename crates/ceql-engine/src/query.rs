@@ -10,7 +10,7 @@ use crate::error::CompileError;
 use crate::predicate::{AttrSlot, PredIr};
 use crate::schema::TypeId;
 use crate::value::AttrType;
-use ceql_syntax::ast::{ConsumePolicy, Strategy};
+use ceql_syntax::ast::Strategy;
 use ceql_syntax::Diagnostic;
 use std::sync::Arc;
 
@@ -23,7 +23,7 @@ pub struct CompileOptions {
 
 /// How the key of one `PARTITION BY` group is read for events of one type.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum KeySource {
+pub(crate) enum KeySource {
     /// Declared schema: this slot (declared with this type).
     Declared(AttrSlot, AttrType),
     /// Declared schema: the type declares none of the group's attributes (no key).
@@ -36,33 +36,33 @@ pub enum KeySource {
 #[derive(Clone, Debug)]
 pub struct CompiledQuery {
     /// The query text as given.
-    pub text: String,
+    pub(crate) text: String,
     /// The schema text, if one was given separately.
-    pub schema_text: Option<String>,
+    pub(crate) schema_text: Option<String>,
     /// Checked and resolved query.
-    pub plan: Plan,
+    pub(crate) plan: Plan,
     /// Its automaton.
-    pub cea: Arc<Cea>,
+    pub(crate) cea: Arc<Cea>,
     /// `preds[t]`: the predicates of type `t`, in bit order.
-    pub preds: Vec<Vec<PredIr>>,
+    pub(crate) preds: Vec<Vec<PredIr>>,
     /// Attribute names the evaluation reads, indexed by slot.
-    pub attributes: Vec<String>,
+    pub(crate) attributes: Vec<String>,
     /// Per type: its declared attributes and their slots (validated on ingestion).
-    pub declared_reads: Vec<Vec<(AttrSlot, AttrType)>>,
+    pub(crate) declared_reads: Vec<Vec<(AttrSlot, AttrType)>>,
     /// Per type, per `PARTITION BY` group: where the key comes from. The last entry
     /// is for events of types the query does not name.
-    pub keys: Vec<Vec<KeySource>>,
+    pub(crate) keys: Vec<Vec<KeySource>>,
     /// Slot of the `WITHIN n [a]` attribute.
-    pub window_slot: Option<AttrSlot>,
+    pub(crate) window_slot: Option<AttrSlot>,
     /// Per type: slot of its `primary_time` attribute.
-    pub primary_time: Vec<Option<AttrSlot>>,
+    pub(crate) primary_time: Vec<Option<AttrSlot>>,
     /// Stable hash of the query text, schema and options (checked by snapshots).
-    pub fingerprint: u64,
+    pub(crate) fingerprint: u64,
     /// Which strategy automaton the determinizer builds.
-    pub strategy: StrategyKind,
+    pub(crate) strategy: StrategyKind,
     /// Remove repeated complex events at each position (MAX with a projection:
     /// incomparable maximal valuations may project to the same complex event).
-    pub dedupe_output: bool,
+    pub(crate) dedupe_output: bool,
 }
 
 impl CompiledQuery {
@@ -71,7 +71,7 @@ impl CompiledQuery {
     ///
     /// The passes are recursive over the syntax tree, whose size is bounded by
     /// [`ceql_syntax::MAX_DEPTH`] and [`ceql_syntax::MAX_NESTING`]; they run on a
-    /// thread of their own with [`COMPILE_STACK_BYTES`] of stack, so that compiling
+    /// thread of their own with `COMPILE_STACK_BYTES` of stack, so that compiling
     /// is as safe on a 256 KiB Python or Spark thread as on the main thread.
     pub fn compile(text: &str, schema: Option<&str>, options: CompileOptions) -> Result<CompiledQuery, CompileError> {
         on_compile_stack(move || Self::compile_here(text, schema, options))
@@ -183,34 +183,39 @@ impl CompiledQuery {
         })
     }
 
+    /// The query text as given.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The schema text, if one was given separately.
+    pub fn schema_text(&self) -> Option<&str> {
+        self.schema_text.as_deref()
+    }
+
     /// Warnings collected by the checks.
     pub fn warnings(&self) -> &[Diagnostic] {
         &self.plan.warnings
     }
 
     /// Number of predicates of each type.
-    pub fn preds_per_type(&self) -> Vec<usize> {
+    pub(crate) fn preds_per_type(&self) -> Vec<usize> {
         self.preds.iter().map(Vec::len).collect()
     }
 
-    /// The `CONSUME BY` policy.
-    pub fn consume(&self) -> ConsumePolicy {
-        self.plan.consume
-    }
-
     /// Whether the query has `PARTITION BY`.
-    pub fn is_partitioned(&self) -> bool {
+    pub(crate) fn is_partitioned(&self) -> bool {
         !self.plan.partition_by.is_empty()
     }
 
     /// Key sources of events of type `ty` (`OTHER_TYPE` included).
-    pub fn key_sources(&self, ty: TypeId) -> &[KeySource] {
+    pub(crate) fn key_sources(&self, ty: TypeId) -> &[KeySource] {
         let i = if ty == crate::det::OTHER_TYPE { self.keys.len() - 1 } else { ty as usize };
         &self.keys[i]
     }
 
     /// Display name of a type.
-    pub fn type_name(&self, t: TypeId) -> String {
+    pub(crate) fn type_name(&self, t: TypeId) -> String {
         self.plan.schema.type_display(t)
     }
 }

@@ -18,8 +18,6 @@ pub type TypeId = u32;
 pub struct StreamDef {
     /// Stream name (empty for the implicit stream of a query without `FROM`).
     pub name: String,
-    /// Its event types.
-    pub types: Vec<TypeId>,
 }
 
 /// An event type `S>T`.

@@ -1,8 +1,7 @@
 //! `ceql._ceql.NativeQuery`: a compiled query.
 
 use crate::errors::{compile_error, internal_error, panic_message};
-use ceql_engine::analyze::WindowPlan;
-use ceql_engine::{CompileOptions, CompiledQuery};
+use ceql_engine::{CompileOptions, CompiledQuery, WindowPlan};
 use ceql_syntax::ast::ConsumePolicy;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -37,10 +36,10 @@ impl NativeQuery {
             .warnings()
             .iter()
             .map(|d| {
-                let loc = d.location(&self.inner.text);
+                let loc = d.location(self.inner.text());
                 (
                     d.code.to_string(),
-                    d.render(&self.inner.text, "query"),
+                    d.render(self.inner.text(), "query"),
                     loc.line,
                     loc.column,
                     loc.end_column,
@@ -50,45 +49,46 @@ impl NativeQuery {
             .collect()
     }
 
-    /// Facts about the compiled automaton and clauses.
+    /// Facts about the compiled automaton and clauses ([`ceql_engine::QueryFacts`]).
     fn describe<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let q = &self.inner;
+        let f = self.inner.facts();
         let d = PyDict::new(py);
-        d.set_item("states", q.cea.num_states)?;
-        d.set_item("transitions", q.cea.num_transitions())?;
-        d.set_item("predicates", q.preds.iter().map(Vec::len).sum::<usize>())?;
-        d.set_item("attributes", q.attributes.clone())?;
-        d.set_item("strategy", q.plan.strategy.keyword())?;
-        let (kind, n, attr) = match &q.plan.window {
+        d.set_item("states", f.states)?;
+        d.set_item("transitions", f.transitions)?;
+        d.set_item("predicates", f.predicates)?;
+        d.set_item("attributes", f.attributes)?;
+        d.set_item("strategy", f.strategy.keyword())?;
+        let (kind, n, attr) = match f.window {
             WindowPlan::Unbounded => ("unbounded", 0, None),
-            WindowPlan::Events(n) => ("events", *n, None),
-            WindowPlan::Duration(ns) => ("duration", *ns, None),
-            WindowPlan::Attribute { n, attr } => ("attribute", *n, Some(attr.clone())),
+            WindowPlan::Events(n) => ("events", n, None),
+            WindowPlan::Duration(ns) => ("duration", ns, None),
+            WindowPlan::Attribute { n, attr } => ("attribute", n, Some(attr)),
         };
         d.set_item("window", kind)?;
         d.set_item("window_n", n)?;
         d.set_item("window_attr", attr)?;
-        d.set_item("partition_by", q.plan.partition_by.clone())?;
+        d.set_item("partition_by", f.partition_by)?;
         d.set_item(
             "consume",
-            match q.plan.consume {
+            match f.consume {
                 ConsumePolicy::None => "NONE",
                 ConsumePolicy::Any => "ANY",
                 ConsumePolicy::Partition => "PARTITION",
             },
         )?;
-        d.set_item("limit", q.plan.limit)?;
-        d.set_item("time_based", q.plan.window.is_time_based())?;
-        d.set_item("partitioned", q.is_partitioned())?;
-        d.set_item("event_types", q.plan.schema.type_names())?;
-        d.set_item("declared", q.plan.schema.declared)?;
-        d.set_item("fingerprint", q.fingerprint)?;
+        d.set_item("limit", f.limit)?;
+        d.set_item("time_based", f.time_based)?;
+        d.set_item("partitioned", f.partitioned)?;
+        d.set_item("key_independent", f.key_independent)?;
+        d.set_item("event_types", f.event_types)?;
+        d.set_item("declared", f.declared)?;
+        d.set_item("fingerprint", f.fingerprint)?;
         Ok(d)
     }
 
     /// The query text.
     #[getter]
     fn text(&self) -> &str {
-        &self.inner.text
+        self.inner.text()
     }
 }

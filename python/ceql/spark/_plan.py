@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,9 @@ class QueryPlan:
     time_based: bool
     attributes: Tuple[str, ...]
     #: Whether the query's result over all events is the union of its results over
-    #: the events of each partition key (see :func:`key_independent`).
+    #: the events of each partition key: the engine's ``describe()["key_independent"]``
+    #: (false under ``WITHIN n EVENTS``, which counts positions of the whole stream,
+    #: and ``CONSUME BY ANY``, which resets every partition).
     split_by_key: bool
     #: The two 64-bit seeds of ``match_id``: the first 16 bytes of
     #: SHA-256(query text, 0x00, schema text), little-endian.
@@ -29,18 +31,6 @@ class QueryPlan:
     @property
     def partitioned(self) -> bool:
         return bool(self.key_groups)
-
-
-def key_independent(facts: Dict[str, Any]) -> bool:
-    """TEMPORARY, until the compiled query states it (``describe()["key_independent"]``,
-    asked of the engine's owner): whether a partitioned query can be evaluated on
-    each partition key's events apart. ``WITHIN n EVENTS`` counts global positions
-    (§3.7) and ``CONSUME BY ANY`` resets every partition (§3.10): their results
-    depend on the events of other keys, so they are evaluated in one group, with
-    ``PARTITION BY`` done inside the engine."""
-    if "key_independent" in facts:
-        return bool(facts["key_independent"])
-    return bool(facts["partition_by"]) and facts["window"] != "events" and facts["consume"] != "ANY"
 
 
 def seeds_of(text: str, schema: Optional[str]) -> Tuple[int, int]:
@@ -66,6 +56,6 @@ def plan_of(query: Any, schema: Optional[str]) -> QueryPlan:
         window=d["window"],
         time_based=bool(d["time_based"]),
         attributes=tuple(d["attributes"]),
-        split_by_key=key_independent(d),
+        split_by_key=bool(d["key_independent"]),
         seeds=seeds_of(text, schema),
     )

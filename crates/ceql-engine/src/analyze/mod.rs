@@ -61,11 +61,6 @@ impl Variables {
     pub fn len(&self) -> usize {
         self.kinds.len()
     }
-
-    /// True if there are none.
-    pub fn is_empty(&self) -> bool {
-        self.kinds.is_empty()
-    }
 }
 
 /// One way an atom can capture an event: its type `S>T` and the variables the
@@ -168,8 +163,6 @@ impl WindowPlan {
 pub struct Plan {
     /// Streams and types the query reads.
     pub schema: Schema,
-    /// Its variables.
-    pub vars: Variables,
     /// The resolved `WHERE` formula.
     pub pattern: RCel,
     /// Span of the `WHERE` formula in the query text.
@@ -180,8 +173,6 @@ pub struct Plan {
     pub projection: Projection,
     /// The selection strategy.
     pub strategy: Strategy,
-    /// Span of the strategy keyword.
-    pub strategy_span: Option<Span>,
     /// `PARTITION BY` groups (attribute names, first present wins).
     pub partition_by: Vec<Vec<String>>,
     /// The window.
@@ -246,13 +237,11 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
     }
     Ok(Plan {
         schema: resolved.schema,
-        vars: resolved.vars,
         pattern: resolved.pattern,
         pattern_span: query.pattern.span,
         regexes,
         projection: resolved.projection,
         strategy,
-        strategy_span: query.strategy_span,
         partition_by,
         window,
         consume: query.consume,

@@ -60,12 +60,10 @@ fn open_schema(query: &ast::Query) -> Schema {
     let mut streams = Vec::new();
     let mut types = Vec::new();
     for (si, sname) in stream_names.into_iter().enumerate() {
-        let mut ids = Vec::new();
         for t in &type_names {
-            ids.push(types.len() as TypeId);
             types.push(TypeDef { stream: si as u32, name: t.clone(), attrs: Vec::new(), primary_time: None });
         }
-        streams.push(StreamDef { name: sname, types: ids });
+        streams.push(StreamDef { name: sname });
     }
     Schema::new(false, streams, types)
 }
@@ -226,9 +224,7 @@ fn from_streams(query: &ast::Query, decls: &[ast::StreamDecl]) -> Result<Schema,
     let mut streams = Vec::new();
     let mut types = Vec::new();
     for (si, d) in from.iter().enumerate() {
-        let mut ids = Vec::new();
         for e in &d.events {
-            ids.push(types.len() as TypeId);
             let attrs: Vec<(String, AttrType)> = e
                 .attrs
                 .iter()
@@ -237,7 +233,7 @@ fn from_streams(query: &ast::Query, decls: &[ast::StreamDecl]) -> Result<Schema,
             let primary_time = attrs.iter().position(|(_, t)| *t == AttrType::PrimaryTime);
             types.push(TypeDef { stream: si as u32, name: e.name.name.clone(), attrs, primary_time });
         }
-        streams.push(StreamDef { name: d.name.name.clone(), types: ids });
+        streams.push(StreamDef { name: d.name.name.clone() });
     }
     Ok(Schema::new(true, streams, types))
 }

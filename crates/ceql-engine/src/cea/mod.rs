@@ -2,9 +2,11 @@
 //! variable sets and output marks.
 
 mod build;
+#[cfg(test)]
+mod construction_tests;
 mod guard;
 
-pub use build::{build_cea, PredTable};
+pub use build::build_cea;
 pub use guard::{Guard, Term};
 
 use crate::bitset::BitSet;

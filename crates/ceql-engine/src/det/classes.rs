@@ -98,11 +98,6 @@ impl ClassTable {
         self.info.len()
     }
 
-    /// True if no class was interned.
-    pub fn is_empty(&self) -> bool {
-        self.info.is_empty()
-    }
-
     /// Approximate heap bytes.
     pub fn memory_bytes(&self) -> usize {
         self.info.len() * 8

@@ -160,11 +160,6 @@ impl DetCache {
         &self.cea
     }
 
-    /// The strategy whose automaton is built.
-    pub fn kind(&self) -> StrategyKind {
-        self.kind
-    }
-
     /// Whether det-state `d` accepts.
     #[inline]
     pub fn is_final(&self, d: DetId) -> bool {

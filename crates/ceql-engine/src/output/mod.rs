@@ -16,14 +16,14 @@ use std::sync::Arc;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MatchBuffer<P: Position = u64> {
     /// First position of each complex event's interval.
-    pub starts: Vec<P>,
+    pub(crate) starts: Vec<P>,
     /// Last position (the position at which it was reported).
-    pub ends: Vec<P>,
+    pub(crate) ends: Vec<P>,
     /// `positions[offsets[i]..offsets[i + 1]]` are the data positions of event `i`,
     /// ascending. Always starts with 0.
-    pub offsets: Vec<u64>,
+    pub(crate) offsets: Vec<u64>,
     /// Concatenated data positions.
-    pub positions: Vec<P>,
+    pub(crate) positions: Vec<P>,
     /// Count complex events and positions instead of storing them.
     count_only: bool,
     counted: u64,
@@ -84,8 +84,8 @@ impl<P: Position> MatchBuffer<P> {
     }
 
     /// An empty buffer for an output that is built once and handed over whole
-    /// (`Query.run_arrow`). A column that outgrows [`MAPPED_FROM_BYTES`] moves at
-    /// once to room for [`DOUBLING_BYTES`], which the allocator gives its own
+    /// (`Query.run_arrow`). A column that outgrows `MAPPED_FROM_BYTES` moves at
+    /// once to room for `DOUBLING_BYTES`, which the allocator gives its own
     /// mapping: it then grows by remapping pages, where it would otherwise be
     /// copied while it doubles inside the allocator's heap (up to 32 MiB, and once
     /// more into a mapping). Small outputs stay in the heap.

@@ -48,7 +48,7 @@ fn pred_span(p: &Pred) -> ceql_syntax::Span {
 
 /// The operands of a chain of `AND` (`and = true`) or `OR` rooted at `p`, left to
 /// right, collected without recursing along the chain.
-fn chain<'a>(p: &'a Pred, and: bool) -> Vec<&'a Pred> {
+fn chain(p: &Pred, and: bool) -> Vec<&Pred> {
     let mut operands = Vec::new();
     let mut stack = vec![p];
     while let Some(q) = stack.pop() {

@@ -8,8 +8,8 @@ mod regexes;
 
 pub use compile::{compile_pred, AttrResolver};
 pub(crate) use eval::describe as describe_value;
-pub use eval::{eval_pred, Mismatch};
-pub use regexes::{Regexes, REGEX_BUDGET_BYTES};
+pub use eval::eval_pred;
+pub use regexes::Regexes;
 
 use crate::value::Value;
 use ceql_syntax::ast::{ArithOp, CmpOp};

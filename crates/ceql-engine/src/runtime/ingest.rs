@@ -18,7 +18,7 @@ pub enum Target {
     /// The event belongs to a stream outside `FROM`: it keeps its position but is
     /// not part of the query's input sequence.
     Skip,
-    /// An event type of the query ([`OTHER_TYPE`] for types the query does not name:
+    /// An event type of the query (`OTHER_TYPE` for types the query does not name:
     /// they occupy their position and can break contiguity).
     Type(TypeId),
 }

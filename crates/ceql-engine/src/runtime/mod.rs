@@ -11,6 +11,8 @@ mod ingest;
 mod narrow_output_tests;
 mod partition;
 mod push;
+#[cfg(test)]
+mod runs_model_tests;
 mod scratch;
 mod snapshot;
 mod state;
@@ -21,9 +23,9 @@ pub(crate) use batch::Precomputed;
 pub(crate) use budget::BUDGET_CHECK_ROWS;
 use config::Config;
 pub use ingest::Target;
-pub use partition::{Entry, Partition, PartitionId, Partitions};
+pub use partition::{Entry, Partitions};
 use scratch::Scratch;
-pub use snapshot::{SnapshotError, SNAPSHOT_VERSION};
+pub use snapshot::SnapshotError;
 use state::State;
 
 use crate::analyze::WindowPlan;
@@ -35,7 +37,7 @@ use std::sync::Arc;
 /// a duration window.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LatePolicy {
-    /// Reject it with an [`EventError`] (default: input must be in time order).
+    /// Reject it with an `EventError` (default: input must be in time order).
     #[default]
     Error,
     /// Drop it and count it, as reference §3.7 does for attribute windows.
@@ -57,7 +59,7 @@ pub struct RuntimeOptions {
     /// Determinization cache budget.
     pub cache: CacheConfig,
     /// Budget of the whole state (cache, tECS arena, partitions) in bytes; `None`
-    /// is [`crate::memory::default_state_budget`]. See `runtime/budget.rs`.
+    /// is `crate::memory::default_state_budget`. See `runtime/budget.rs`.
     pub max_state_bytes: Option<usize>,
 }
 
@@ -114,9 +116,9 @@ pub struct Statistics {
 
 /// One evaluation of a compiled query over an unbounded input.
 ///
-/// Its fields have one owner each: [`Config`] is fixed when the evaluation starts,
-/// [`State`] is what the evaluation has seen (what a snapshot saves), and
-/// [`Scratch`] holds buffers reused from event to event that carry no meaning
+/// Its fields have one owner each: `Config` is fixed when the evaluation starts,
+/// `State` is what the evaluation has seen (what a snapshot saves), and
+/// `Scratch` holds buffers reused from event to event that carry no meaning
 /// between events. New per-run state goes into `State`, and into the snapshot.
 pub struct Runtime {
     pub(crate) config: Config,

@@ -341,11 +341,6 @@ impl Partitions {
         }
     }
 
-    /// True if there is none.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Partitions created so far.
     pub fn created(&self) -> u64 {
         self.created

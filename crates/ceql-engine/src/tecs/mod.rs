@@ -4,6 +4,8 @@
 
 mod arena;
 mod node;
+#[cfg(test)]
+mod tests;
 mod ulist;
 mod union;
 

@@ -81,11 +81,6 @@ impl NodeRef {
     pub fn is_safe(self) -> bool {
         self.kind() != NodeKind::Union || (self.odepth() == 1 && self.right_odepth() <= 2)
     }
-
-    /// Same node with its id shifted (used when a snapshot is restored).
-    pub fn with_id(self, id: u64) -> NodeRef {
-        NodeRef(self.0 & !ID_MASK | id)
-    }
 }
 
 /// A node. Fields by kind:

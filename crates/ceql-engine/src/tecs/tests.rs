@@ -1,9 +1,9 @@
 //! Direct tests of the tECS: union gadgets, union-lists and enumeration with the
 //! window threshold.
 
-use ceql_engine::enumerate::Enumerator;
-use ceql_engine::output::MatchBuffer;
-use ceql_engine::tecs::{prune, Arena, Item, NodeKind};
+use crate::enumerate::Enumerator;
+use crate::output::MatchBuffer;
+use crate::tecs::{prune, Arena, Item, NodeKind};
 use std::collections::BTreeSet;
 
 fn enumerate(arena: &Arena, root: Item, end: u64, tau: i64) -> BTreeSet<(u64, Vec<u64>)> {
@@ -71,7 +71,7 @@ fn expired_chunks_are_freed_and_live_ones_kept() {
         last = Some(a.bottom(w as u64, w));
         a.expire(w - 100);
     }
-    assert!(a.live_nodes() <= 2 * ceql_engine::tecs::CHUNK_NODES as u64);
+    assert!(a.live_nodes() <= 2 * crate::tecs::CHUNK_NODES as u64);
     assert_eq!(a.get(last.unwrap()).a, 19_999);
 }
 
@@ -102,11 +102,11 @@ fn a_union_whose_right_child_was_reclaimed_skips_it() {
     // An old start in the first chunk, then enough nodes to seal that chunk.
     a.set_coordinate(0);
     let old = Item { node: a.begin(0, 0), max: 0 };
-    for w in 1..=ceql_engine::tecs::CHUNK_NODES as i64 {
+    for w in 1..=crate::tecs::CHUNK_NODES as i64 {
         a.set_coordinate(w);
         a.bottom(w as u64, w);
     }
-    let w = 10 * ceql_engine::tecs::CHUNK_NODES as i64;
+    let w = 10 * crate::tecs::CHUNK_NODES as i64;
     a.set_coordinate(w);
     let new = Item { node: a.begin(w as u64, w), max: w };
     let ul = vec![new, old];

@@ -1,7 +1,7 @@
 //! The CEA construction of reference §5.4: invariants C1–C3, trimming, projection
 //! and comparison marks, predicate interning per type.
 
-use ceql_engine::{CompileOptions, CompiledQuery};
+use crate::{CompileOptions, CompiledQuery};
 
 fn q(text: &str) -> CompiledQuery {
     CompiledQuery::compile(text, None, CompileOptions::default()).unwrap_or_else(|e| panic!("{e}"))

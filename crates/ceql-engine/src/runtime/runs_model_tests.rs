@@ -4,8 +4,8 @@
 //! with and without windows. Debug builds also check the tECS invariants
 //! (time-ordered, 3-bounded, safe arguments, union-list lengths) on every step.
 
-use ceql_engine::cea::Cea;
-use ceql_engine::{CompileOptions, CompiledQuery, MatchBuffer, Runtime, RuntimeOptions, ValueRef};
+use crate::cea::Cea;
+use crate::{CompileOptions, CompiledQuery, MatchBuffer, Runtime, RuntimeOptions, ValueRef};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -1,0 +1,79 @@
+//! What a user of the engine may know about a compiled query without depending on
+//! its internals: the size of its automaton, its clauses, and the engine's answer to
+//! the one question that distribution layers (Spark) ask: can the query be
+//! evaluated on each partition key's events apart?
+
+use crate::analyze::WindowPlan;
+use crate::query::CompiledQuery;
+use ceql_syntax::ast::{ConsumePolicy, Strategy};
+
+/// Facts about a compiled query ([`CompiledQuery::facts`]). A snapshot of the
+/// query's clauses and automaton, owned, so that bindings convert it without
+/// reading the compiled query's fields.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct QueryFacts {
+    /// States of the complex event automaton (reference §5.4).
+    pub states: usize,
+    /// Transitions of the automaton.
+    pub transitions: usize,
+    /// Distinct predicates over all event types (each event is evaluated once
+    /// against those of its type).
+    pub predicates: usize,
+    /// Attribute names the evaluation reads.
+    pub attributes: Vec<String>,
+    /// The selection strategy (`SELECT ALL | ANY | NEXT | LAST | MAX | STRICT`).
+    pub strategy: Strategy,
+    /// The `WITHIN` clause.
+    pub window: WindowPlan,
+    /// The `PARTITION BY` groups, each a list of attribute names.
+    pub partition_by: Vec<Vec<String>>,
+    /// The `CONSUME BY` policy.
+    pub consume: ConsumePolicy,
+    /// `LIMIT n` (complex events per end position), if given.
+    pub limit: Option<u64>,
+    /// Whether the window reads time stamps or attribute values (late events possible).
+    pub time_based: bool,
+    /// Whether the query has `PARTITION BY`.
+    pub partitioned: bool,
+    /// Whether the query's result over a stream is the union of its results over
+    /// the events of each partition key (in stream order, positions kept). True
+    /// for a partitioned query unless its window counts positions of the whole
+    /// stream (`WITHIN n EVENTS`, §3.7) or a match resets every partition
+    /// (`CONSUME BY ANY`, §3.10). Distribution layers split such a query by key.
+    pub key_independent: bool,
+    /// The event type names the query knows, declared or used.
+    pub event_types: Vec<String>,
+    /// Whether the types were declared (`CREATE STREAM`), which makes the checks of
+    /// §4 strict.
+    pub declared: bool,
+    /// Stable hash of the query text, schema and options (checked by snapshots).
+    pub fingerprint: u64,
+}
+
+impl CompiledQuery {
+    /// The facts of this query (see [`QueryFacts`]).
+    pub fn facts(&self) -> QueryFacts {
+        let plan = &self.plan;
+        let partitioned = self.is_partitioned();
+        QueryFacts {
+            states: self.cea.num_states,
+            transitions: self.cea.num_transitions(),
+            predicates: self.preds.iter().map(Vec::len).sum(),
+            attributes: self.attributes.clone(),
+            strategy: plan.strategy,
+            window: plan.window.clone(),
+            partition_by: plan.partition_by.clone(),
+            consume: plan.consume,
+            limit: plan.limit,
+            time_based: plan.window.is_time_based(),
+            partitioned,
+            key_independent: partitioned
+                && !matches!(plan.window, WindowPlan::Events(_))
+                && plan.consume != ConsumePolicy::Any,
+            event_types: plan.schema.type_names().into_iter().map(str::to_owned).collect(),
+            declared: plan.schema.declared,
+            fingerprint: self.fingerprint,
+        }
+    }
+}
