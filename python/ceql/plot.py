@@ -17,6 +17,7 @@ every match by the position (or time) where it ended.
 from __future__ import annotations
 
 import math
+import textwrap
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 __all__ = ["timeline", "save_timeline", "COLOR_BY"]
@@ -275,7 +276,10 @@ def timeline(
     if xlim is not None:
         ax.set_xlim(lo, hi)
     if notes:
-        fig.supxlabel("Note: " + "; ".join(notes) + ".", fontsize="small", color="0.25")
+        # Wrapped to the figure's width (about 13 small characters per inch), so that a
+        # long note is never cut at the figure's edges.
+        text = textwrap.fill("Note: " + "; ".join(notes) + ".", width=max(40, int(fig.get_figwidth() * 13)))
+        fig.supxlabel(text, fontsize="small", color="0.25")
     return fig
 
 
