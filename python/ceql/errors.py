@@ -100,12 +100,20 @@ class CeqlEventError(CeqlError, TypeError, ValueError):
 
 
 class CeqlMemoryError(CeqlError, MemoryError):
-    """The complex events completed by an event did not fit in memory. The event
-    was processed (``position`` names it); bound the output with ``WITHIN``,
-    ``LIMIT``, ``CONSUME BY`` or a strategy, or use ``Stream`` and smaller batches."""
+    """Something did not fit in its memory budget; the message names what and the
+    limit to raise.
 
-    def __init__(self, rendered: str, *, position: int, message: str) -> None:
-        super().__init__(rendered, code="MEMORY", message=message)
+    * The complex events completed by an event (the output): the event was
+      processed (``position`` names it); bound the output with ``WITHIN``,
+      ``LIMIT``, ``CONSUME BY`` or a strategy, or use ``Stream`` and smaller batches.
+    * The evaluation state (``max_cache_bytes``/``max_det_states`` for the live
+      det-states, ``max_state_bytes`` for everything): the event at ``position`` was
+      not processed, and the stream refuses further input.
+    * Compiling (code ``E0103``): the system refused the compile thread's stack;
+      ``position`` is ``None``."""
+
+    def __init__(self, rendered: str, *, position: Optional[int], message: str, code: str = "MEMORY") -> None:
+        super().__init__(rendered, code=code, message=message)
         self.position = position
 
 
@@ -146,6 +154,8 @@ _BY_PREFIX = {
 
 
 def _compile_error(code: str, rendered: str, line: int, column: int, end_column: int, message: str, origin: str) -> CeqlError:
+    if code == "E0103":
+        return CeqlMemoryError(rendered, position=None, message=message, code=code)
     cls = _BY_PREFIX.get(code[:3], CeqlSemanticError)
     return cls(rendered, code=code, line=line, column=column, end_column=end_column, message=message, origin=origin)
 

@@ -34,12 +34,37 @@ pub fn prefault_spare<T>(_: &mut Vec<T>) {}
 /// The default budget of one evaluation's state (partitions, partial matches and
 /// the determinization cache): half of the memory this process may use, that is
 /// half of the physical memory, or of the cgroup's limit when the process runs in
-/// a container with a smaller one. An evaluation that would outgrow it raises a
-/// memory error instead of being killed by the kernel; 4 GiB when neither can be read.
+/// a container with a smaller one, or of the address space left under the
+/// process's `RLIMIT_AS` (`ulimit -v`, which PySpark's worker memory setting also
+/// sets), whichever is least. An evaluation that would outgrow it raises a memory
+/// error instead of being killed by the kernel or aborting on a failed allocation;
+/// 4 GiB when none can be read. Half, because a growing table briefly holds its old
+/// and its new storage at once. Read when the evaluation starts.
 pub fn default_state_budget() -> usize {
     let physical = physical_memory();
-    let limit = cgroup_limit().map_or(physical, |c| physical.map_or(Some(c), |p| Some(p.min(c))));
+    let limit = [physical, cgroup_limit(), address_space_left()].into_iter().flatten().min();
     limit.map_or(4 << 30, |bytes| bytes / 2)
+}
+
+/// The address space this process may still map under `RLIMIT_AS`, if a limit is set.
+#[cfg(target_os = "linux")]
+fn address_space_left() -> Option<usize> {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes the limit into the struct we own.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } != 0 || limit.rlim_cur == libc::RLIM_INFINITY {
+        return None;
+    }
+    // The first field of /proc/self/statm: the pages of address space in use.
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: usize = statm.split_whitespace().next()?.parse().ok()?;
+    // SAFETY: sysconf only reads system configuration.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize;
+    Some((limit.rlim_cur as usize).saturating_sub(pages.saturating_mul(page)))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn address_space_left() -> Option<usize> {
+    None
 }
 
 #[cfg(target_os = "linux")]

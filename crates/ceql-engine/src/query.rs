@@ -11,7 +11,7 @@ use crate::predicate::{AttrSlot, PredIr};
 use crate::schema::TypeId;
 use crate::value::AttrType;
 use ceql_syntax::ast::Strategy;
-use ceql_syntax::Diagnostic;
+use ceql_syntax::{Diagnostic, Span};
 use std::sync::Arc;
 
 /// Options of [`CompiledQuery::compile`].
@@ -73,8 +73,19 @@ impl CompiledQuery {
     /// [`ceql_syntax::MAX_DEPTH`] and [`ceql_syntax::MAX_NESTING`]; they run on a
     /// thread of their own with `COMPILE_STACK_BYTES` of stack, so that compiling
     /// is as safe on a 256 KiB Python or Spark thread as on the main thread.
+    ///
+    /// If the system refuses the compile thread (an address-space limit such as
+    /// `ulimit -v` close to the process's size), the result is `E0103` rather than
+    /// compiling on the caller's stack, which may be too small for the query.
     pub fn compile(text: &str, schema: Option<&str>, options: CompileOptions) -> Result<CompiledQuery, CompileError> {
-        on_compile_stack(move || Self::compile_here(text, schema, options))
+        on_compile_stack(move || Self::compile_here(text, schema, options)).unwrap_or_else(|e| {
+            let message = format!(
+                "no room to compile: the system refused the compile thread's {} MiB of stack ({e}); \
+                 raise the process's address-space limit (ulimit -v)",
+                COMPILE_STACK_BYTES >> 20
+            );
+            Err(CompileError::new(Diagnostic::error("E0103", message, Span::new(0, 0)), text, "query"))
+        })
     }
 
     fn compile_here(text: &str, schema: Option<&str>, options: CompileOptions) -> Result<CompiledQuery, CompileError> {
@@ -226,22 +237,16 @@ impl CompiledQuery {
 pub const COMPILE_STACK_BYTES: usize = 64 << 20;
 
 /// Runs `f` on a fresh thread with [`COMPILE_STACK_BYTES`] of stack (panics are
-/// passed on). If no thread can be started, `f` runs on the caller's thread.
-fn on_compile_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    let job = std::sync::Mutex::new(Some(f));
-    let run = || job.lock().unwrap_or_else(|e| e.into_inner()).take().map(|f| f());
-    let spawned = std::thread::scope(|scope| {
+/// passed on), or says why no such thread could be started. `f` never runs on the
+/// caller's thread: its stack may be 256 KiB (Python and Spark threads).
+fn on_compile_stack<T: Send>(f: impl FnOnce() -> T + Send) -> std::io::Result<T> {
+    std::thread::scope(|scope| {
         let handle = std::thread::Builder::new()
             .name("ceql-compile".into())
             .stack_size(COMPILE_STACK_BYTES)
-            .spawn_scoped(scope, run)
-            .ok()?;
-        Some(handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-    });
-    match spawned.flatten() {
-        Some(result) => result,
-        None => run().expect("the job runs once: the thread that would have run it never started"),
-    }
+            .spawn_scoped(scope, f)?;
+        Ok(handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    })
 }
 
 /// FNV-1a over the inputs that determine the automaton.
