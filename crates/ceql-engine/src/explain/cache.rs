@@ -77,10 +77,10 @@ impl Runtime {
         let _ = writeln!(out, "  mode          {mode}");
         let _ = writeln!(
             out,
-            "  budget        {} det-states, {} bytes; {} bytes in use",
+            "  budget        {} det-states, {}; {} in use",
             config.max_det_states,
-            config.max_cache_bytes,
-            cache.memory_bytes()
+            bytes(config.max_cache_bytes),
+            bytes(cache.memory_bytes())
         );
         out
     }
@@ -175,4 +175,20 @@ fn class_label(q: &CompiledQuery, cache: &DetCache, c: ClassId) -> String {
         .map(|(b, t)| if bitset::test(bits, b) { bare(t).to_string() } else { format!("¬({})", bare(t)) })
         .collect();
     format!("{name}: {}", values.join(", "))
+}
+
+/// Bytes in the largest binary unit that keeps a readable number (`64 MiB`).
+fn bytes(n: usize) -> String {
+    const UNITS: [&str; 4] = ["bytes", "KiB", "MiB", "GiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 || value.fract() == 0.0 {
+        format!("{value:.0} {}", UNITS[unit])
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
 }

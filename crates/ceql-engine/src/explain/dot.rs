@@ -39,7 +39,7 @@ pub(super) fn automaton(view: &AutomatonView) -> String {
     );
     for s in &view.states {
         let shape = if s.accepting { "doublecircle" } else { "circle" };
-        let tooltip = if s.initial { "initial state".to_string() } else { s.origin.clone() };
+        let tooltip = if s.initial { "initial state".to_string() } else { format!("state of {}", s.origin) };
         let _ = writeln!(out, "  q{} [shape={shape}, label=\"q{}\", tooltip={}];", s.id, s.id, quoted(&tooltip));
     }
     out += "  start -> q0;\n";

@@ -16,7 +16,9 @@ pub(crate) const SECTIONS: [&str; 6] =
 pub(super) fn explain(q: &CompiledQuery) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", SECTIONS[0]);
-    let _ = writeln!(out, "  {}", collapse(&q.text));
+    for line in q.text.lines().map(str::trim_end).filter(|l| !l.trim().is_empty()) {
+        let _ = writeln!(out, "  {line}");
+    }
     if let Some(schema) = &q.schema_text {
         let _ = writeln!(out, "  (with the schema: {})", cut(&collapse(schema), 2 * ORIGIN_CHARS));
     }
@@ -83,8 +85,9 @@ fn automaton(q: &CompiledQuery, out: &mut String) {
             (false, true) => "final",
             _ => "",
         };
-        let origin = if s.initial { String::new() } else { format!("from `{}`", cut(&s.origin, ORIGIN_CHARS)) };
-        let _ = writeln!(out, "  q{:<4}{role:<9}{origin}", s.id);
+        let origin = if s.initial { String::new() } else { format!("state of `{}`", cut(&s.origin, ORIGIN_CHARS)) };
+        let line = format!("  q{:<4}{role:<9}{origin}", s.id);
+        let _ = writeln!(out, "{}", line.trim_end());
         for t in view.transitions.iter().filter(|t| t.source == s.id) {
             let mark = if t.output { '•' } else { '∘' };
             let note = if t.captures && !t.output { "  (captured, not in the SELECT list)" } else { "" };
