@@ -89,8 +89,9 @@ impl Runtime {
     /// det-state (its set of automaton states, and the strategy's ranking for
     /// `NEXT`/`LAST` or dominating states for `MAX`; accepting ones doubly
     /// outlined; `d0` is the virtual det-state of the run that has not started),
-    /// and one edge per cached successor, labelled with the event classes (type and
-    /// predicate values) that lead there. Solid edges are output-marked successors,
+    /// and one edge per cached successor, labelled with the event classes that lead
+    /// there (`SELL: name = 'MSFT'`: a SELL event for which, of the predicates of
+    /// SELL, exactly `name = 'MSFT'` is TRUE). Solid edges are output-marked successors,
     /// dashed ones unmarked, dotted ones the virtual det-state's own next one.
     pub fn det_states_dot(&self) -> String {
         super::dot::det_states(&det_view(&self.config.query, &self.state.cache))
@@ -157,8 +158,8 @@ fn det_label(cache: &DetCache, d: DetId) -> String {
     label
 }
 
-/// An event class: its type and the value of each of the type's predicates
-/// (`¬(p)`: `p` is not TRUE, that is FALSE or NULL).
+/// An event class: its type and the predicates of the type that are TRUE for it
+/// (`SELL: name = 'MSFT'`); the others are FALSE or NULL (`SELL: none`).
 fn class_label(q: &CompiledQuery, cache: &DetCache, c: ClassId) -> String {
     let (ty, bits) = cache.classes.get(c);
     if ty == OTHER_TYPE {
@@ -169,12 +170,13 @@ fn class_label(q: &CompiledQuery, cache: &DetCache, c: ClassId) -> String {
     if texts.is_empty() {
         return name;
     }
-    let values: Vec<String> = texts
-        .iter()
-        .enumerate()
-        .map(|(b, t)| if bitset::test(bits, b) { bare(t).to_string() } else { format!("¬({})", bare(t)) })
-        .collect();
-    format!("{name}: {}", values.join(", "))
+    let true_ones: Vec<&str> =
+        texts.iter().enumerate().filter(|&(b, _)| bitset::test(bits, b)).map(|(_, t)| bare(t)).collect();
+    if true_ones.is_empty() {
+        format!("{name}: none")
+    } else {
+        format!("{name}: {}", true_ones.join(", "))
+    }
 }
 
 /// Bytes in the largest binary unit that keeps a readable number (`64 MiB`).

@@ -61,7 +61,7 @@ pub(super) fn det_states(view: &DetView) -> String {
     let legend = if view.uncached {
         "uncached mode: no transition is kept, only the det-states in use"
     } else {
-        "solid: output-marked successor; dashed: unmarked; dotted: next det-state of the runs not started"
+        "edges: event classes (type: its predicates that are TRUE); solid: output-marked successor; dashed: unmarked; dotted: next det-state of the runs not started"
     };
     let _ = writeln!(out, "  label={};\n  labelloc=b;\n  fontname=\"Helvetica\";\n  fontsize=10;", quoted(legend));
     for n in &view.nodes {
