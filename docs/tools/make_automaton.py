@@ -1,9 +1,11 @@
-"""Redraws the automaton picture of the README (docs/images/automaton-readme.png).
+"""Redraws the automaton pictures of the documentation (docs/images/automaton-*.png,
+docs/images/det-states-guide.png).
 
     python docs/tools/make_automaton.py
 
-The README's first query, drawn by ``Query.to_dot()`` and Graphviz's ``dot`` (which must be on
-PATH: ``apt-get install graphviz``).
+The README's first query, and the small example of docs/guide/explain.md with the det-states
+of its stream, drawn by ``Query.to_dot()`` and Graphviz's ``dot`` (which must be on PATH:
+``apt-get install graphviz``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ from pathlib import Path
 import ceql
 
 ROOT = Path(__file__).resolve().parents[2]
-IMAGE = ROOT / "docs" / "images" / "automaton-readme.png"
+IMAGES = ROOT / "docs" / "images"
+#: The example of docs/guide/explain.md and the events its stream reads there.
+GUIDE_QUERY = "SELECT * FROM S WHERE A AS x ; B+ ; C FILTER x[v > 1] WITHIN 5 EVENTS"
+GUIDE_EVENTS = [{"type": "A", "v": 2}, {"type": "B"}, {"type": "X"}, {"type": "B"}, {"type": "C"}]
 
 
 def readme_query() -> str:
@@ -25,10 +30,19 @@ def readme_query() -> str:
     return re.search(r'ceql\.compile\("""(.*?)"""\)', block, re.S).group(1)
 
 
+def draw(dot: str, name: str) -> None:
+    path = IMAGES / name
+    subprocess.run(["dot", "-Tpng", "-Gdpi=110", "-o", str(path)], input=dot, text=True, check=True)
+    print(f"wrote {path.relative_to(ROOT)}")
+
+
 def main() -> None:
-    dot = ceql.compile(readme_query()).to_dot()
-    subprocess.run(["dot", "-Tpng", "-Gdpi=110", "-o", str(IMAGE)], input=dot, text=True, check=True)
-    print(f"wrote {IMAGE.relative_to(ROOT)}")
+    draw(ceql.compile(readme_query()).to_dot(), "automaton-readme.png")
+    guide = ceql.compile(GUIDE_QUERY)
+    draw(guide.to_dot(), "automaton-guide.png")
+    stream = guide.stream()
+    stream.push_many(GUIDE_EVENTS)
+    draw(guide.to_dot(stream=stream), "det-states-guide.png")
 
 
 if __name__ == "__main__":
