@@ -278,3 +278,10 @@ def test_svg_error_without_dot(monkeypatch):
     assert e.value.code == "GRAPHVIZ"
     q = ceql.compile(QUERIES["seq"])
     assert q._repr_svg_() is None and "<table" in q._repr_html_()
+
+
+def test_module_examples():
+    import doctest
+
+    result = doctest.testmod(cx, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 2 and result.failed == 0
