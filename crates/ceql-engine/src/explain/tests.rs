@@ -8,7 +8,7 @@ fn compile(text: &str) -> CompiledQuery {
     CompiledQuery::compile(text, None, CompileOptions::default()).unwrap()
 }
 
-fn dot_lines<'a>(dot: &'a str, prefix: char) -> (Vec<&'a str>, Vec<&'a str>) {
+fn dot_lines(dot: &str, prefix: char) -> (Vec<&str>, Vec<&str>) {
     let is_node = |l: &&str| {
         let l = l.trim_start();
         l.starts_with(prefix) && l[1..].split(' ').next().is_some_and(|n| n.parse::<u32>().is_ok()) && !l.contains("->")
