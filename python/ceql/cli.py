@@ -1,6 +1,7 @@
 """``ceql`` command line: run a CEQL query over a CSV, JSON-lines or Parquet file.
 
-    ceql run --query Q.ceql --input events.csv [--output matches.jsonl] [--time-field ts]
+    ceql run --query Q.ceql --input events.csv [--output matches.jsonl] [--time-field ts] [--plot matches.png]
+    ceql explain Q.ceql [--schema S] [--format text|dot|svg] [--output F]
 
 Exit status: 0 done, 1 a file that cannot be read or written (a closed output
 pipe included), 2 a query error or a bad option (an unknown input format, a
@@ -20,6 +21,7 @@ from typing import Any, Iterator, List, Optional
 from . import compile as compile_query
 from ._cli_input import FileError, Rows, UsageError, read_events
 from ._cli_output import MatchWriter
+from ._cli_plot import PLOT_MATCHES, PlotSample, check_matplotlib
 from ._inputs import refuse_duplicate_columns
 from ._sources import ArrowSource, ListSource
 from .errors import CeqlError, CeqlEventError
@@ -87,6 +89,10 @@ def _run(args: argparse.Namespace) -> int:
     for w in query.warnings:
         if w.code != "W0402" or not args.quiet:
             print(str(w), file=sys.stderr)
+    if args.plot:
+        missing = check_matplotlib()
+        if missing:
+            raise UsageError(missing)
     import pyarrow.compute  # noqa: F401  (loaded before timing; Match.events uses it)
 
     t0 = time.perf_counter()
@@ -101,10 +107,13 @@ def _run(args: argparse.Namespace) -> int:
     bar = _progress(events.num_rows)
     found = 0
     examples: List[Any] = []
+    plotted = PlotSample() if args.plot else None
 
     def emit(matches: List[Any], source: Any) -> None:
         nonlocal found
         found += len(matches)
+        if plotted is not None:
+            plotted.add(matches)
         if writer is not None:
             writer.write(matches, source)
         elif len(examples) < 3:
@@ -154,8 +163,24 @@ def _run(args: argparse.Namespace) -> int:
     )
     for m in examples:
         print(f"  e.g. {m!r}", file=summary)
+    if plotted is not None:
+        _plot(plotted, events, args, query)
+        print(f"plot:       {args.plot}", file=summary)
     summary.flush()
     return 0
+
+
+def _plot(sample: PlotSample, events: Any, args: argparse.Namespace, query: Any) -> None:
+    """``--plot``: the timeline of the run's matches over the input's positions
+    (lanes per partition when the query has ``PARTITION BY``: its first attribute)."""
+    from ._cli_plot import save
+
+    groups = query.describe()["partition_by"]
+    data = events.rows if isinstance(events, Rows) else events
+    try:
+        save(sample, data, args.plot, Path(args.query).name, groups[0][0] if groups else None)
+    except (OSError, ValueError) as e:
+        raise FileError(f"cannot write the plot {args.plot}: {e}") from None
 
 
 def _pushes(runtime: Any, events: Any, source: Any, max_rows: int, bar: Any) -> Iterator[List[Any]]:
@@ -198,6 +223,50 @@ def _pushes(runtime: Any, events: Any, source: Any, max_rows: int, bar: Any) -> 
         rows = max(1, min(max_rows, 2 * n, int(MATCHES_PER_PUSH / per_row) if per_row else max_rows))
 
 
+def explain(args: argparse.Namespace) -> int:
+    """``ceql explain``: what the compiler made of a query, as text, Graphviz DOT or
+    SVG (which needs Graphviz). Exit status 0 done, 1 a file that cannot be read or
+    written, 2 a query error or missing Graphviz; errors are one line on standard
+    error (a query error is its rendered diagnostic)."""
+    from . import explain as explain_mod
+
+    try:
+        text = _read_text(args.query, "query")
+        schema = _read_text(args.schema, "schema") if args.schema else None
+        try:
+            query = compile_query(text, schema)
+        except CeqlError as e:
+            print(str(e).replace("--> query", f"--> {args.query}", 1), file=sys.stderr)
+            return 2
+        if args.format == "text":
+            out = query.explain()
+        else:
+            for w in query.warnings:
+                print(str(w), file=sys.stderr)
+            out = query.to_dot()
+            if args.format == "svg":
+                try:
+                    out = explain_mod.to_svg(out)
+                except (ImportError, CeqlError) as e:
+                    raise UsageError(f"--format svg: {e}") from None
+        if args.output and args.output != "-":
+            try:
+                Path(args.output).write_text(out, encoding="utf-8")
+            except OSError as e:
+                raise FileError(f"cannot write {args.output}: {e}") from None
+        else:
+            sys.stdout.write(out)
+            sys.stdout.flush()
+        return 0
+    except (FileError, UsageError) as e:
+        print(f"ceql: {e}", file=sys.stderr)
+        return 1 if isinstance(e, FileError) else 2
+    except BrokenPipeError:
+        _silence_closed_stdout()
+        print("ceql: cannot write standard output: the reader closed the pipe", file=sys.stderr)
+        return 1
+
+
 def _positive(text: str) -> int:
     try:
         n = int(text)
@@ -224,8 +293,16 @@ def main(argv: Optional[List[str]] = None) -> int:
     r.add_argument("--batch-size", type=_positive, default=65_536, help="rows per batch fed to the engine")
     r.add_argument("--no-events", action="store_true", help="omit the events' data from the output")
     r.add_argument("--quiet", action="store_true", help="hide the no-WITHIN warning")
+    r.add_argument("--plot", metavar="PATH", help="draw the matches on a timeline into this image (PNG, SVG, PDF; "
+                   "needs the plot extra); beyond %d matches from an evenly spaced sample" % PLOT_MATCHES)
+    e = sub.add_parser("explain", help="show what the compiler made of a query: text, Graphviz DOT or SVG")
+    e.add_argument("query", help="file with the CEQL query (may start with CREATE STREAM)")
+    e.add_argument("--schema", help="file with CREATE STREAM declarations")
+    e.add_argument("--format", default="text", choices=["text", "dot", "svg"],
+                   help="text (default), dot (Graphviz source), svg (needs Graphviz's dot and the graphviz extra)")
+    e.add_argument("--output", help="write to this file instead of standard output")
     args = parser.parse_args(argv)
-    return run(args)
+    return explain(args) if args.command == "explain" else run(args)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from ._inputs import (
 )
 from ._sources import ArrowSource, ListSource, PandasSource
 from .arrow import matches_table
-from .errors import CeqlEventError, CeqlWarning
+from .errors import CeqlError, CeqlEventError, CeqlWarning
 
 Match = _ceql.Match
 
@@ -246,6 +246,43 @@ class Query:
     def __repr__(self) -> str:
         text = " ".join(self.text.split())
         return f"ceql.compile({text[:60] + ('...' if len(text) > 60 else '')!r})"
+
+    # -- seeing what the engine does (the logic is in ceql/explain.py) ----------
+    def explain(self) -> str:
+        """What the compiler made of the query, as text: the formula after filter
+        push-down, the predicates and their bit index, the automaton's states and
+        transitions (event types, filters, ``AS`` variables, output marks, final
+        states), the clauses (window, partitioning, strategy, consumption, limit) and
+        the warnings. :meth:`ceql.Stream.explain` adds the determinization cache."""
+        from . import explain as _explain
+
+        return _explain.explain(self)
+
+    def to_dot(self, stream: Optional["Stream"] = None) -> str:
+        """The automaton as Graphviz DOT text (``dot -Tsvg`` draws it); with
+        ``stream=`` a :class:`ceql.Stream` of this query, the det-states it has
+        materialised so far instead. Rendering needs Graphviz (the ``graphviz`` extra
+        and the ``dot`` program): see :func:`ceql.explain.to_svg`."""
+        from . import explain as _explain
+
+        return _explain.to_dot(self, stream)
+
+    def _repr_svg_(self) -> Optional[str]:
+        """A notebook's picture of the automaton, when Graphviz is available."""
+        from . import explain as _explain
+
+        if not _explain.graphviz_available():
+            return None
+        try:
+            return _explain.to_svg(self.to_dot())
+        except (ImportError, CeqlError):
+            return None
+
+    def _repr_html_(self) -> Optional[str]:
+        """A notebook's table of the automaton, when Graphviz is not available."""
+        from . import explain as _explain
+
+        return None if _explain.graphviz_available() else _explain.automaton_html(self)
 
 
 from .stream import Stream  # noqa: E402  (circular: Stream needs Query)

@@ -251,6 +251,23 @@ class Stream:
         stream._chunks.append(first, ListSource(events, offset=first))
         return stream
 
+    # -- seeing what the engine does (the logic is in ceql/explain.py) ------------
+    def explain(self) -> str:
+        """:meth:`ceql.Query.explain` of the stream's query, followed by its
+        determinization cache: det-states interned now and built since the start,
+        classes, hits, misses, clears and the mode."""
+        from . import explain as _explain
+
+        return _explain.stream_explain(self)
+
+    @_serialised
+    def _cache_text(self) -> str:
+        return str(self._native.explain_cache())
+
+    @_serialised
+    def _det_states_dot(self) -> str:
+        return str(self._native.det_states_dot())
+
     def __repr__(self) -> str:
         with self._lock:
             position = "(busy)" if self._busy else self._native.next_position()

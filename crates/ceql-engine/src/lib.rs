@@ -37,7 +37,10 @@
 //!   [`Target`], [`RuntimeStats`]/[`Statistics`], snapshots ([`SnapshotError`]);
 //!   events as [`ValueRef`]/[`Value`] pairs or Arrow record batches; bad events as
 //!   [`EventError`] with its [`EventErrorKind`];
-//! * output: [`MatchBuffer`] of [`MatchRef`]s over [`Position`]s (`u64` or `u32`).
+//! * output: [`MatchBuffer`] of [`MatchRef`]s over [`Position`]s (`u64` or `u32`);
+//! * seeing what the engine does: [`CompiledQuery::explain`], [`CompiledQuery::to_dot`],
+//!   [`CompiledQuery::automaton_view`] ([`AutomatonView`]), [`Runtime::explain_cache`]
+//!   and [`Runtime::det_states_dot`].
 #![warn(missing_docs)]
 
 mod analyze;
@@ -46,6 +49,7 @@ mod cea;
 mod det;
 mod enumerate;
 mod error;
+mod explain;
 mod facts;
 mod input;
 mod memory;
@@ -73,6 +77,7 @@ pub fn is_reserved_field(name: &str) -> bool {
 }
 pub use analyze::WindowPlan;
 pub use error::{CompileError, EventError, EventErrorKind};
+pub use explain::{AutomatonView, StateView, TransitionView};
 pub use facts::QueryFacts;
 pub use output::{MatchBuffer, MatchRef, Position};
 pub use query::{CompileOptions, CompiledQuery};

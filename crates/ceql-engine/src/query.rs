@@ -45,6 +45,8 @@ pub struct CompiledQuery {
     pub(crate) cea: Arc<Cea>,
     /// `preds[t]`: the predicates of type `t`, in bit order.
     pub(crate) preds: Vec<Vec<PredIr>>,
+    /// `pred_texts[t][b]`: the text of predicate bit `b` of type `t` (for `explain`).
+    pub(crate) pred_texts: Vec<Vec<String>>,
     /// Attribute names the evaluation reads, indexed by slot.
     pub(crate) attributes: Vec<String>,
     /// Per type: its declared attributes and their slots (validated on ingestion).
@@ -183,6 +185,7 @@ impl CompiledQuery {
             fingerprint: fingerprint(text, schema.unwrap_or(""), options),
             plan,
             cea: Arc::new(cea),
+            pred_texts: table.texts(),
             preds: std::mem::take(&mut table.per_type),
             attributes: table.attributes,
             declared_reads,

@@ -9,6 +9,7 @@ mod arrow;
 mod arrow_out;
 mod convert;
 mod errors;
+mod explain;
 mod matches;
 mod query;
 mod runtime;

@@ -4,7 +4,7 @@ use crate::errors::{compile_error, internal_error, panic_message};
 use ceql_engine::{CompileOptions, CompiledQuery, WindowPlan};
 use ceql_syntax::ast::ConsumePolicy;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
@@ -84,6 +84,26 @@ impl NativeQuery {
         d.set_item("declared", f.declared)?;
         d.set_item("fingerprint", f.fingerprint)?;
         Ok(d)
+    }
+
+    /// What the compiler made of the query, as text (`CompiledQuery::explain`).
+    fn explain(&self) -> String {
+        self.inner.explain()
+    }
+
+    /// The automaton in Graphviz DOT (`CompiledQuery::to_dot`).
+    fn to_dot(&self) -> String {
+        self.inner.to_dot()
+    }
+
+    /// The formula after filter push-down (`CompiledQuery::normalized_formula`).
+    fn normalized_formula(&self) -> String {
+        self.inner.normalized_formula()
+    }
+
+    /// The automaton as `(states, transitions)`, lists of dicts (see `explain.rs`).
+    fn automaton<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
+        crate::explain::automaton(py, &self.inner)
     }
 
     /// The query text.

@@ -241,6 +241,16 @@ impl NativeRuntime {
         Ok(d)
     }
 
+    /// The determinization cache's counters as text (`Runtime::explain_cache`).
+    fn explain_cache(&self) -> String {
+        self.rt.explain_cache()
+    }
+
+    /// The materialised det-states in Graphviz DOT (`Runtime::det_states_dot`).
+    fn det_states_dot(&self) -> String {
+        self.rt.det_states_dot()
+    }
+
     /// Declares that no event earlier than `time` (same unit as the time field)
     /// will arrive; expired state is released.
     fn advance_watermark(&mut self, py: Python<'_>, time: &Bound<'_, PyAny>) -> PyResult<()> {

@@ -169,6 +169,8 @@ pub struct Plan {
     pub pattern_span: Span,
     /// The compiled regular expressions of its `LIKE` tests.
     pub regexes: crate::predicate::Regexes,
+    /// The variables the formula and the projection name (type, `S>T` and `AS` names).
+    pub variables: Variables,
     /// The `SELECT` projection.
     pub projection: Projection,
     /// The selection strategy.
@@ -240,6 +242,7 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
         pattern: resolved.pattern,
         pattern_span: query.pattern.span,
         regexes,
+        variables: resolved.vars,
         projection: resolved.projection,
         strategy,
         partition_by,

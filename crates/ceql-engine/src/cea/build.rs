@@ -41,6 +41,16 @@ impl PredTable {
         }
     }
 
+    /// The text of every predicate (printed as [`ceql_syntax::pred_to_string`] does),
+    /// per type in bit order: how `explain` names a predicate bit.
+    pub fn texts(&self) -> Vec<Vec<String>> {
+        let mut texts: Vec<Vec<String>> = self.per_type.iter().map(|ps| vec![String::new(); ps.len()]).collect();
+        for ((ty, text), &bit) in &self.keys {
+            texts[*ty as usize][bit as usize] = text.clone();
+        }
+        texts
+    }
+
     /// The bit of predicate `p` for type `ty`; structurally equal predicates share a bit.
     fn bit(&mut self, schema: &Schema, regexes: &Regexes, ty: TypeId, p: &ast::Pred) -> Result<u32, Diagnostic> {
         let key = (ty, ceql_syntax::pred_to_string(p));

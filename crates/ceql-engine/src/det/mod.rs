@@ -155,6 +155,11 @@ impl DetCache {
         debug_assert_eq!(id, INITIAL);
     }
 
+    /// The strategy automaton being determinized.
+    pub fn kind(&self) -> StrategyKind {
+        self.kind
+    }
+
     /// The automaton being determinized.
     pub fn cea(&self) -> &Cea {
         &self.cea

@@ -1,0 +1,179 @@
+//! `CompiledQuery::explain`: the text.
+
+use super::labels::{automaton_view, collapse, type_label, var_name};
+use crate::analyze::{Projection, WindowPlan};
+use crate::query::CompiledQuery;
+use ceql_syntax::ast::{ConsumePolicy, Strategy};
+use std::fmt::Write;
+
+/// Longest state origin shown before it is cut.
+const ORIGIN_CHARS: usize = 48;
+
+/// The section titles, in order (tests and the documentation rely on them).
+pub(crate) const SECTIONS: [&str; 6] =
+    ["Query", "Formula after filter push-down", "Predicates", "Automaton", "Clauses", "Warnings"];
+
+pub(super) fn explain(q: &CompiledQuery) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", SECTIONS[0]);
+    for line in q.text.lines().map(str::trim_end).filter(|l| !l.trim().is_empty()) {
+        let _ = writeln!(out, "  {line}");
+    }
+    if let Some(schema) = &q.schema_text {
+        let _ = writeln!(out, "  (with the schema: {})", cut(&collapse(schema), 2 * ORIGIN_CHARS));
+    }
+
+    let _ = writeln!(out, "\n{} (reference §5.2)", SECTIONS[1]);
+    let _ = writeln!(out, "  {}", q.normalized_formula());
+
+    let _ = writeln!(out, "\n{} (one bit per distinct predicate of each event type, §5.3)", SECTIONS[2]);
+    predicates(q, &mut out);
+
+    automaton(q, &mut out);
+
+    let _ = writeln!(out, "\n{}", SECTIONS[4]);
+    clauses(q, &mut out);
+
+    let _ = writeln!(out, "\n{}", SECTIONS[5]);
+    if q.plan.warnings.is_empty() {
+        let _ = writeln!(out, "  (none)");
+    }
+    for w in &q.plan.warnings {
+        let at = w.location(&q.text);
+        let _ = writeln!(out, "  {} (line {}, column {}): {}", w.code, at.line, at.column, w.message);
+        if !w.label.is_empty() {
+            let _ = writeln!(out, "    {}", w.label);
+        }
+    }
+    out
+}
+
+fn predicates(q: &CompiledQuery, out: &mut String) {
+    let mut any = false;
+    for (ty, texts) in q.pred_texts.iter().enumerate() {
+        if texts.is_empty() {
+            continue;
+        }
+        any = true;
+        let name = type_label(q, ty as u32);
+        for (bit, text) in texts.iter().enumerate() {
+            let head = if bit == 0 { name.as_str() } else { "" };
+            let _ = writeln!(out, "  {head:<12} bit {bit:<3} {}", super::labels::bare(text));
+        }
+    }
+    if !any {
+        let _ = writeln!(out, "  (none: every transition tests the event type only)");
+    }
+}
+
+fn automaton(q: &CompiledQuery, out: &mut String) {
+    let view = automaton_view(q);
+    let finals: Vec<String> = view.states.iter().filter(|s| s.accepting).map(|s| format!("q{}", s.id)).collect();
+    let _ = writeln!(
+        out,
+        "\n{} (reference §5.4): {} states, {} transitions; initial q0, final {}",
+        SECTIONS[3],
+        view.states.len(),
+        view.transitions.len(),
+        finals.join(", ")
+    );
+    let _ =
+        writeln!(out, "  • output-marked: the event read joins the complex event   ∘ not (skipped, NOT, not selected)");
+    for s in &view.states {
+        let role = match (s.initial, s.accepting) {
+            (true, _) => "initial",
+            (false, true) => "final",
+            _ => "",
+        };
+        let origin = if s.initial { String::new() } else { format!("state of `{}`", cut(&s.origin, ORIGIN_CHARS)) };
+        let line = format!("  q{:<4}{role:<9}{origin}", s.id);
+        let _ = writeln!(out, "{}", line.trim_end());
+        for t in view.transitions.iter().filter(|t| t.source == s.id) {
+            let mark = if t.output { '•' } else { '∘' };
+            let note = if t.captures && !t.output { "  (captured, not in the SELECT list)" } else { "" };
+            let _ = writeln!(out, "        -> q{:<4}{mark} {}{note}", t.target, t.label());
+        }
+    }
+}
+
+fn clauses(q: &CompiledQuery, out: &mut String) {
+    let plan = &q.plan;
+    let select = match &plan.projection {
+        Projection::All => "* (every captured event)".to_string(),
+        Projection::Nothing => "NONE (complex events keep their interval, no events)".to_string(),
+        Projection::Vars(set) => {
+            let names: Vec<String> =
+                (0..plan.variables.len()).filter(|&v| set.contains(v)).map(|v| var_name(q, v)).collect();
+            names.join(", ")
+        }
+    };
+    let _ = writeln!(out, "  select        {select}");
+    let strategy = match plan.strategy {
+        Strategy::All | Strategy::Any => "every complex event",
+        Strategy::Next => "per end position, the earliest-preferring one (<next)",
+        Strategy::Last => "per end position, the latest-preferring one (<last)",
+        Strategy::Max => "per end position, the maximal ones by inclusion",
+        Strategy::Strict => "contiguous complex events only (no skipped event between start and end)",
+    };
+    let _ = writeln!(out, "  strategy      {}: {strategy}", plan.strategy.keyword());
+    if q.dedupe_output {
+        let _ = writeln!(
+            out,
+            "                repeated complex events at one position are removed (MAX with a projection)"
+        );
+    }
+    let window = match &plan.window {
+        WindowPlan::Unbounded => "none: partial matches are released only by consumption".to_string(),
+        WindowPlan::Events(n) => format!("{n} EVENTS: end - start <= {n} positions"),
+        WindowPlan::Duration(ns) => format!("{} of time stamps: ts(end) - ts(start) <= {ns} ns", duration(*ns)),
+        WindowPlan::Attribute { n, attr } => format!("{n} [{attr}]: {attr}(end) - {attr}(start) <= {n}"),
+    };
+    let _ = writeln!(out, "  window        {window}");
+    let facts = q.facts();
+    let partition = if plan.partition_by.is_empty() {
+        "none: one sequence of events".to_string()
+    } else {
+        let groups: Vec<String> = plan.partition_by.iter().map(|g| format!("[{}]", g.join(", "))).collect();
+        let split = if facts.key_independent {
+            "each key's events evaluated apart"
+        } else {
+            "keys evaluated apart, but the window or consumption spans every key"
+        };
+        format!("{} ({split})", groups.join(", "))
+    };
+    let _ = writeln!(out, "  partition by  {partition}");
+    let consume = match plan.consume {
+        ConsumePolicy::None => "NONE: partial matches survive a match",
+        ConsumePolicy::Any => "ANY: a match resets every partition",
+        ConsumePolicy::Partition => "PARTITION: a match resets its own partition",
+    };
+    let _ = writeln!(out, "  consume by    {consume}");
+    let limit = match plan.limit {
+        Some(n) => format!("{n} complex events per end position"),
+        None => "none".to_string(),
+    };
+    let _ = writeln!(out, "  limit         {limit}");
+}
+
+/// Nanoseconds in the largest unit that divides them.
+fn duration(ns: i64) -> String {
+    const UNITS: [(i64, &str); 6] = [
+        (3_600_000_000_000, "hours"),
+        (60_000_000_000, "minutes"),
+        (1_000_000_000, "seconds"),
+        (1_000_000, "milliseconds"),
+        (1_000, "microseconds"),
+        (1, "nanoseconds"),
+    ];
+    let (unit, name) = UNITS.iter().copied().find(|(u, _)| ns != 0 && ns % u == 0).unwrap_or((1, "nanoseconds"));
+    format!("{} {name}", ns / unit)
+}
+
+/// `text` cut to `max` characters with an ellipsis.
+fn cut(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_string()
+    } else {
+        format!("{}…", text.chars().take(max - 1).collect::<String>())
+    }
+}

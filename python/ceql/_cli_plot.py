@@ -1,0 +1,69 @@
+"""``ceql run --plot PATH``: the matches the timeline draws, kept in bounded memory.
+
+``ceql.plot.timeline`` draws at most ``max_matches`` (150) complex events, an evenly
+spaced sample by end, and a strip that counts the matches by where they end. ``ceql
+run`` streams its matches (it never holds all of them), so for the picture it keeps
+an evenly spaced sample too: every match while there are at most
+:data:`PLOT_MATCHES`, then every second, fourth... match (each kept one is only its
+start, end and positions, not its events). Up to :data:`PLOT_MATCHES` matches the
+picture is exactly ``ceql.plot.timeline``'s; beyond, its lines and its strip are
+drawn from the sample, and the title says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, NamedTuple, Optional, Tuple
+
+#: Most complex events ``ceql run --plot`` keeps for the picture.
+PLOT_MATCHES = 20_000
+
+_EXTRA = "--plot needs matplotlib, an optional extra: pip install 'ceql[plot]'"
+
+
+class Span(NamedTuple):
+    """What the timeline reads of a complex event."""
+
+    start: int
+    end: int
+    positions: Tuple[int, ...]
+
+
+class PlotSample:
+    """Every ``stride``-th complex event seen, ``stride`` doubling whenever more than
+    ``cap`` are kept: an evenly spaced sample of at most ``cap`` matches (at least
+    ``cap // 2`` once the stream has more)."""
+
+    def __init__(self, cap: int = PLOT_MATCHES) -> None:
+        self.cap = cap
+        self.stride = 1
+        self.seen = 0
+        self.kept: List[Span] = []
+
+    def add(self, matches: Any) -> None:
+        for m in matches:
+            if self.seen % self.stride == 0:
+                self.kept.append(Span(m.start, m.end, tuple(m.positions)))
+                if len(self.kept) > self.cap:
+                    self.kept = self.kept[::2]
+                    self.stride *= 2
+            self.seen += 1
+
+
+def check_matplotlib() -> Optional[str]:
+    """None when matplotlib can be imported, else the message naming the extra."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return _EXTRA
+    return None
+
+
+def save(sample: PlotSample, events: Any, path: str, name: str, partition_by: Optional[str]) -> None:
+    """Draws the sample over ``events`` (the whole input, as read) into ``path``."""
+    from .plot import save_timeline
+
+    n = events.num_rows if hasattr(events, "num_rows") else len(events)
+    title = f"{name}: {sample.seen:,} matches over {n:,} events"
+    if sample.stride > 1:
+        title += f" (drawn from every {sample.stride}th match: {len(sample.kept):,})"
+    save_timeline(sample.kept, events, path, partition_by=partition_by, title=title)
