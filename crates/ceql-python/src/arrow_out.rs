@@ -3,6 +3,7 @@
 
 use arrow_array::ffi::to_ffi;
 use arrow_array::{Array, RecordBatch, StructArray};
+use ceql_engine::MatchBuffer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyTuple};
@@ -43,4 +44,14 @@ impl ArrowBatch {
     fn __len__(&self) -> usize {
         self.batch.as_ref().map_or(0, |b| b.num_rows())
     }
+}
+
+/// An empty batch in the layout of `NativeRuntime.push_arrow_columnar`'s output
+/// (uint32 row numbers when `narrow`), for its schema: built from an empty output
+/// buffer, without evaluating anything.
+#[pyfunction]
+pub fn empty_output(narrow: bool) -> ArrowBatch {
+    let batch =
+        if narrow { MatchBuffer::<u32>::empty().into_record_batch(0) } else { MatchBuffer::new().into_record_batch(0) };
+    ArrowBatch::new(batch)
 }

@@ -23,6 +23,7 @@ fn _ceql(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<runtime::NativeRuntime>()?;
     m.add_class::<matches::Match>()?;
     m.add_class::<arrow_out::ArrowBatch>()?;
+    m.add_function(wrap_pyfunction!(arrow_out::empty_output, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

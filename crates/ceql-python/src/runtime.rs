@@ -96,21 +96,21 @@ impl NativeRuntime {
 #[pymethods]
 impl NativeRuntime {
     #[new]
-    #[pyo3(signature = (query, time_field=None, time_unit_nanos=1, late_drop=false, enumerate=true, max_cache_bytes=None, max_det_states=None))]
+    #[pyo3(signature = (query, time_field=None, time_unit_nanos=1, late_drop=false, max_cache_bytes=None, max_det_states=None, max_state_bytes=None))]
     fn new(
         query: &NativeQuery,
         time_field: Option<String>,
         time_unit_nanos: i64,
         late_drop: bool,
-        enumerate: bool,
         max_cache_bytes: Option<usize>,
         max_det_states: Option<usize>,
+        max_state_bytes: Option<usize>,
     ) -> Self {
         let mut options = RuntimeOptions {
             time_field,
             time_unit_nanos,
             late_time_stamps: if late_drop { LatePolicy::Drop } else { LatePolicy::Error },
-            enumerate,
+            max_state_bytes,
             ..RuntimeOptions::default()
         };
         if let Some(b) = max_cache_bytes {
@@ -201,19 +201,6 @@ impl NativeRuntime {
             } else {
                 push_into_batch(py, &mut this.rt, data, &mut this.out, first_id, whole)
             }
-        })
-    }
-
-    /// Pushes an Arrow-compatible object and returns only (events, matches) counts.
-    fn count_arrow(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<(u64, u64)> {
-        self.run(py, |this| {
-            let before = this.rt.statistics().runtime;
-            let kept = std::mem::replace(&mut this.out, MatchBuffer::counting());
-            let result = push_arrow_rows(py, &mut this.rt, data, &mut this.out);
-            this.out = kept;
-            result?;
-            let after = this.rt.statistics().runtime;
-            Ok((after.events - before.events, after.matches - before.matches))
         })
     }
 
