@@ -63,13 +63,9 @@ def _feed(stream, events, data, label, all_events, table=None, offset=0):
 
 def _new_stream(q, case, data):
     kw = case.engine_kwargs()
-    # sometimes a tiny determinization cache, to exercise cache clears (private knob of
-    # Query._runtime; the public q.stream() uses the default cache)
+    # sometimes a tiny determinization cache, to exercise cache clears
     det = data.draw(st.sampled_from([None, None, 1, 2, 4]), label="max_det_states")
-    if det is None:
-        return q.stream(**kw)
-    return ceql.Stream(q, q._runtime(kw.get("time_field"), kw["time_unit"], kw.get("late", "error"),
-                                     max_det_states=det))
+    return q.stream(max_det_states=det, **kw)
 
 
 def _stream_outcome(q, case, data, snapshot: bool, table=None):

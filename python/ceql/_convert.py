@@ -7,19 +7,19 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any, Tuple
 
+from ._units import TIME_UNITS
+
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 
 #: Nanoseconds per unit of numpy ``datetime64``/``timedelta64`` values, for the
-#: units of a fixed length (``Y`` and ``M`` are calendar units, handled apart).
+#: units of a fixed length (``Y`` and ``M`` are calendar units, handled apart):
+#: weeks to minutes, then the units of :data:`ceql._units.TIME_UNITS`.
 _NUMPY_UNIT_NANOS = {
-    "W": 7 * 86_400 * 10**9,
-    "D": 86_400 * 10**9,
-    "h": 3_600 * 10**9,
-    "m": 60 * 10**9,
-    "s": 10**9,
-    "ms": 10**6,
-    "us": 10**3,
-    "ns": 1,
+    "W": 7 * 86_400 * TIME_UNITS["s"],
+    "D": 86_400 * TIME_UNITS["s"],
+    "h": 3_600 * TIME_UNITS["s"],
+    "m": 60 * TIME_UNITS["s"],
+    **TIME_UNITS,
     "generic": 1,  # a unit-less count, as numpy's own ``astype('[ns]')`` reads it
 }
 #: Units finer than a nanosecond: ``value // divisor`` nanoseconds.

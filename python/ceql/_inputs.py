@@ -1,28 +1,123 @@
-"""Recognising what the user handed over: Arrow data, pandas frames or an iterable
-of mappings."""
+"""Recognising what the user handed over, in one place: :func:`classify` tells
+Arrow data, pandas frames, sequences and other iterables of mappings apart, and
+the functions below prepare each kind for the row-wise pushes
+(:func:`for_push`) or for the columnar output paths (:func:`for_columns`)."""
 
 from __future__ import annotations
 
+import enum
 from collections import Counter
-from typing import Any, Iterable
+from dataclasses import dataclass
+from typing import Any, Iterable, Optional, Tuple
 
-from ._columns import pandas_to_arrow, records_to_arrow  # noqa: F401  (re-exported)
+from ._columns import pandas_to_arrow, records_to_arrow
+from ._sources import ArrowSource, ListSource
+from ._units import TIME_UNITS, time_unit_nanos  # noqa: F401  (re-exported: ceql.spark._input imports them here)
 from .errors import CeqlEventError
 
-TIME_UNITS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
+
+class Kind(enum.Enum):
+    """The kinds of input the evaluation paths tell apart."""
+
+    #: Anything exposing the Arrow PyCapsule stream interface (pyarrow Tables,
+    #: RecordBatches and readers, polars DataFrames, ...), pandas frames aside.
+    ARROW = "arrow"
+    #: A pandas DataFrame.
+    PANDAS = "pandas"
+    #: A list or tuple of mappings: its length is known and it can be read again.
+    SEQUENCE = "sequence"
+    #: Any other iterable of mappings (a generator, say): read once, lazily.
+    ITERABLE = "iterable"
 
 
-def time_unit_nanos(unit: str) -> int:
-    """Nanoseconds per unit of a numeric time field."""
-    try:
-        return TIME_UNITS[unit]
-    except KeyError:
-        raise ValueError(f"time_unit must be one of {', '.join(TIME_UNITS)}, not {unit!r}") from None
+def classify(events: Any) -> Kind:
+    """The :class:`Kind` of ``events``. pandas frames are recognised first: recent
+    pandas versions also expose ``__arrow_c_stream__``, but a frame is converted
+    with :func:`pandas_to_arrow`, which keeps its values exact."""
+    if is_pandas(events):
+        return Kind.PANDAS
+    if hasattr(events, "__arrow_c_stream__"):
+        return Kind.ARROW
+    if isinstance(events, (list, tuple)):
+        return Kind.SEQUENCE
+    return Kind.ITERABLE
 
 
-def is_arrow(obj: Any) -> bool:
-    """Anything exposing the Arrow PyCapsule stream interface (pyarrow, polars, ...)."""
-    return hasattr(obj, "__arrow_c_stream__") and not is_pandas(obj)
+@dataclass(frozen=True)
+class Pushable:
+    """Events ready for one row-wise push of the native runtime: ``table``, Arrow
+    data that can be read again (for ``push_arrow``), or else ``rows``, a
+    sequence of mappings (for ``push_events``)."""
+
+    table: Any = None
+    rows: Any = None
+
+    def source(self, offset: int = 0) -> Any:
+        """Where ``Match.events`` reads these events back, the first at ``offset``."""
+        if self.table is not None:
+            return ArrowSource(self.table, offset=offset)
+        return ListSource(self.rows, offset=offset)
+
+    def push(self, runtime: Any, source: Any) -> Any:
+        """Pushes the events into ``runtime`` (a ``NativeRuntime``); returns its matches."""
+        if self.table is not None:
+            return runtime.push_arrow(self.table, source)
+        return runtime.push_events(self.rows, source)
+
+
+def for_push(events: Any, kind: Kind, position: int) -> Pushable:
+    """``events`` (of ``kind``, not :attr:`Kind.ITERABLE`) for a row-wise push whose
+    first event gets ``position``: Arrow data read into a pyarrow Table when it
+    could not be read twice (:func:`rereadable_arrow`); a pandas frame as a
+    pyarrow Table, or as records when Arrow cannot type its columns; a sequence
+    as it is. Duplicate column names raise :class:`CeqlEventError` at ``position``."""
+    if kind is Kind.ARROW:
+        table = rereadable_arrow(events)
+        refuse_duplicate_columns(table.schema.names, position)
+        return Pushable(table=table)
+    if kind is Kind.PANDAS:
+        refuse_duplicate_columns(events.columns, position)
+        table = pandas_to_arrow(events)
+        return Pushable(table=table) if table is not None else Pushable(rows=pandas_records(events))
+    if kind is Kind.SEQUENCE:
+        return Pushable(rows=events)
+    raise TypeError(
+        f"a {type(events).__name__} is not a batch of events (Arrow data, a pandas DataFrame, a list or a tuple); "
+        "push an iterable of events with Stream.push_many")
+
+
+def for_columns(events: Any) -> Tuple[Optional[Any], Optional[Any]]:
+    """``events`` for the columnar paths (``run_arrow``, ``run_arrow_batches``):
+    ``(data, None)`` with Arrow data (Arrow objects as they are, see
+    :func:`checked_arrow`; pandas frames and iterables of mappings converted
+    with pyarrow), or ``(None, rows)`` when Arrow cannot type the events (a column
+    mixing value types, say): the caller then evaluates ``rows`` (the pandas frame,
+    or the mappings as a list) row by row."""
+    kind = classify(events)
+    if kind is Kind.ARROW:
+        return checked_arrow(events, 0), None
+    if kind is Kind.PANDAS:
+        refuse_duplicate_columns(events.columns, 0)
+        table = pandas_to_arrow(events)
+        return (table, None) if table is not None else (None, events)
+    rows = list(events)
+    table = records_to_arrow(rows)
+    return (table, None) if table is not None else (None, rows)
+
+
+def record_batches(data: Any) -> Iterable[Any]:
+    """The pyarrow RecordBatches of ``data``, Arrow data from :func:`for_columns`:
+    a RecordBatch itself, a Table's batches, a reader as it is (read as the
+    batches are iterated), anything else read into a pyarrow Table first."""
+    import pyarrow as pa
+
+    if isinstance(data, pa.RecordBatch):
+        return [data]
+    if isinstance(data, pa.RecordBatchReader):
+        return data
+    if not isinstance(data, pa.Table):
+        data = pa.table(data)
+    return data.to_batches()
 
 
 def rereadable_arrow(obj: Any) -> Any:
@@ -68,13 +163,15 @@ def known_rows(obj: Any) -> Any:
     """The number of rows of input whose length is known before it is read (a
     pyarrow Table or RecordBatch, a polars or pandas DataFrame, a list), else None
     (a ``RecordBatchReader`` or another Arrow stream)."""
-    if isinstance(obj, (list, tuple)) or is_pandas(obj):
+    kind = classify(obj)
+    if kind in (Kind.SEQUENCE, Kind.PANDAS):
         return len(obj)
-    module = type(obj).__module__
-    if module.startswith("pyarrow") and type(obj).__name__ in ("Table", "RecordBatch"):
-        return obj.num_rows
-    if module.startswith("polars") and type(obj).__name__ == "DataFrame":
-        return obj.height
+    if kind is Kind.ARROW:
+        module, name = type(obj).__module__, type(obj).__name__
+        if module.startswith("pyarrow") and name in ("Table", "RecordBatch"):
+            return obj.num_rows
+        if module.startswith("polars") and name == "DataFrame":
+            return obj.height
     return None
 
 

@@ -27,27 +27,20 @@ class ArrowSource:
     """Rows of a pyarrow Table or RecordBatch: position = row (+ offset). Other
     Arrow producers are read into a Table first (``_inputs.rereadable_arrow``)."""
 
-    __slots__ = ("table", "offset", "rename")
+    __slots__ = ("table", "offset")
 
-    def __init__(self, table: Any, offset: int = 0, rename: Any = None) -> None:
+    def __init__(self, table: Any, offset: int = 0) -> None:
         self.table = table
         self.offset = offset
-        self.rename = rename
 
     def events_at(self, positions: Sequence[int]) -> List[dict]:
         if not positions:
             return []
-        rows = _rows(self.table, [p - self.offset for p in positions])
-        if self.rename:
-            for r in rows:
-                for new, old in self.rename.items():
-                    if old in r:
-                        r[new] = r.pop(old)
-        return rows
+        return _rows(self.table, [p - self.offset for p in positions])
 
     def head(self, n: int) -> "ArrowSource":
         """The first ``n`` rows only."""
-        return ArrowSource(self.table.slice(0, n), self.offset, self.rename)
+        return ArrowSource(self.table.slice(0, n), self.offset)
 
 
 def _rows(table: Any, indices: List[int]) -> List[dict]:

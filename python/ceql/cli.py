@@ -23,7 +23,9 @@ from ._cli_input import FileError, Rows, UsageError, read_events
 from ._cli_output import MatchWriter
 from ._cli_plot import PLOT_MATCHES, PlotSample, check_matplotlib
 from ._inputs import refuse_duplicate_columns
+from ._options import RunOptions
 from ._sources import ArrowSource, ListSource
+from ._units import TIME_UNITS
 from .errors import CeqlError, CeqlEventError
 
 PROGRESS_MIN_ROWS = 100_000
@@ -99,7 +101,7 @@ def _run(args: argparse.Namespace) -> int:
     events = read_events(Path(args.input), args.type_field)
     read_s = time.perf_counter() - t0
     try:
-        runtime = query._runtime(args.time_field, args.time_unit, args.late)
+        runtime = RunOptions(args.time_field, args.time_unit, args.late).runtime(query)
     except ValueError as e:
         raise UsageError(str(e)) from None
     writer = MatchWriter(args.output, not args.no_events) if args.output else None
@@ -287,7 +289,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     r.add_argument("--output", help="write matches as JSON lines to this file ('-' for stdout)")
     r.add_argument("--schema", help="file with CREATE STREAM declarations")
     r.add_argument("--time-field", help="column with the event time stamp (for WITHIN <duration>)")
-    r.add_argument("--time-unit", default="ns", choices=["s", "ms", "us", "ns"], help="unit of a numeric time field")
+    r.add_argument("--time-unit", default="ns", choices=list(TIME_UNITS), help="unit of a numeric time field")
     r.add_argument("--type-field", help="column with the event type (default: type, else event_type)")
     r.add_argument("--late", default="error", choices=["error", "drop"], help="time stamps going backwards")
     r.add_argument("--batch-size", type=_positive, default=65_536, help="rows per batch fed to the engine")

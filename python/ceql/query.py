@@ -3,28 +3,16 @@
 from __future__ import annotations
 
 import operator
-from typing import Any, Iterable, Iterator, List, Optional
+from typing import Any, Iterator, List, Optional
 
 from . import _ceql
-from ._inputs import (
-    checked_arrow,
-    is_arrow,
-    is_pandas,
-    narrow_positions,
-    pandas_records,
-    pandas_to_arrow,
-    records_to_arrow,
-    refuse_duplicate_columns,
-    rereadable_arrow,
-    time_unit_nanos,
-)
-from ._sources import ArrowSource, ListSource, PandasSource
+from ._inputs import Kind, classify, for_columns, for_push, narrow_positions, record_batches
+from ._options import RunOptions
+from ._sources import PandasSource
 from .arrow import matches_table
 from .errors import CeqlError, CeqlEventError, CeqlWarning
 
 Match = _ceql.Match
-
-_LATE = ("error", "drop")
 
 
 def compile(text: str, schema: Optional[str] = None, *, compat_ignore_strategy: bool = False) -> "Query":
@@ -59,18 +47,6 @@ class Query:
         """Facts about the compiled automaton: states, transitions, predicates, window..."""
         return dict(self._native.describe())
 
-    def _runtime(self, time_field: Optional[str], time_unit: str, late: str, **kw: Any) -> "_ceql.NativeRuntime":
-        if late not in _LATE:
-            raise ValueError(f"late must be 'error' or 'drop', not {late!r}")
-        budgets = {name: _budget(name, value) for name, value in kw.items()}
-        return _ceql.NativeRuntime(
-            self._native,
-            time_field=time_field,
-            time_unit_nanos=time_unit_nanos(time_unit),
-            late_drop=late == "drop",
-            **budgets,
-        )
-
     def run(
         self,
         events: Any,
@@ -80,6 +56,7 @@ class Query:
         late: str = "error",
         max_cache_bytes: Optional[int] = None,
         max_det_states: Optional[int] = None,
+        max_state_bytes: Optional[int] = None,
     ) -> List["_ceql.Match"]:
         """Evaluates the query over ``events`` and returns every complex event, in
         order of ``end``.
@@ -97,23 +74,35 @@ class Query:
         ``max_cache_bytes`` / ``max_det_states`` bound the lazy determinization cache
         (defaults 64 MiB / 4096 states); when full it is cleared and rebuilt, so a
         query whose determinization explodes runs slower but within its budget.
-        """
-        rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
-        if is_arrow(events):
-            events = rereadable_arrow(events)
-            refuse_duplicate_columns(events.schema.names, 0)
-            return _pushed(rt, rt.push_arrow, events, ArrowSource(events))
-        if is_pandas(events):
-            refuse_duplicate_columns(events.columns, 0)
-            table = pandas_to_arrow(events)
-            if table is not None:
-                return _pushed(rt, rt.push_arrow, table, PandasSource(events))
-            return _pushed(rt, rt.push_events, pandas_records(events), PandasSource(events))
-        if isinstance(events, (list, tuple)):
-            return _pushed(rt, rt.push_events, events, ListSource(events))
-        from .stream import Stream
 
-        return Stream(self, rt).push_many(events)
+        ``max_state_bytes`` bounds the whole state of the evaluation: the
+        determinization cache, the tECS nodes of partial matches, and the
+        partitions (with the NEXT/LAST/MAX strategy state they keep). The default,
+        ``None``, is half of the memory the process may use (the physical memory,
+        or the cgroup's limit when it is lower). An evaluation that outgrows it
+        raises :class:`ceql.CeqlMemoryError`, whose message names the part that
+        dominates, instead of being killed by the kernel.
+
+        Every budget is ``None`` or a positive integer; anything else raises a
+        ``ValueError`` naming the argument.
+        """
+        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes)
+        return self._run(events, options)
+
+    def _run(self, events: Any, options: RunOptions) -> List["_ceql.Match"]:
+        rt = options.runtime(self)
+        kind = classify(events)
+        if kind is Kind.ITERABLE:
+            return Stream(self, rt).push_many(events)
+        pushable = for_push(events, kind, 0)
+        # Match.events of a frame reads the frame's own rows.
+        source = PandasSource(events) if kind is Kind.PANDAS else pushable.source()
+        try:
+            return pushable.push(rt, source)
+        except CeqlEventError as e:
+            # The matches that ended before the bad event.
+            e.matches = list(rt.take_matches(source))
+            raise
 
     def run_arrow(
         self,
@@ -124,12 +113,14 @@ class Query:
         late: str = "error",
         max_cache_bytes: Optional[int] = None,
         max_det_states: Optional[int] = None,
+        max_state_bytes: Optional[int] = None,
         position_type: Optional[str] = None,
     ) -> Any:
         """Like :meth:`run`, but returns the matches as a ``pyarrow.Table`` built in
         Rust without per-match Python objects: ``match_id`` (uint64), ``start``,
         ``end`` and ``positions`` (a large_list), the row numbers of the events.
-        Use :func:`ceql.join_events` to attach the events' columns.
+        Use :func:`ceql.join_events` to attach the events' columns. The other
+        parameters are those of :meth:`run`.
 
         Row numbers are uint32 when the input's length is known and below 2^32 (a
         pyarrow Table or RecordBatch, a polars or pandas DataFrame, a list), and
@@ -145,11 +136,12 @@ class Query:
         """
         import pyarrow as pa
 
-        data, rows, narrow = _arrow_input(events, position_type)
+        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes)
+        data, rows = for_columns(events)
+        narrow = narrow_positions(data if data is not None else rows, position_type)
         if data is None:
-            return self._row_by_row_table(rows, time_field, time_unit, late, max_cache_bytes, max_det_states, narrow)
-        rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
-        batch = pa.record_batch(rt.push_arrow_columnar(data, 0, narrow, True))
+            return self._row_by_row_table(rows, options, narrow)
+        batch = pa.record_batch(options.runtime(self).push_arrow_columnar(data, 0, narrow, True))
         return pa.Table.from_batches([batch])
 
     def run_arrow_batches(
@@ -161,6 +153,7 @@ class Query:
         late: str = "error",
         max_cache_bytes: Optional[int] = None,
         max_det_states: Optional[int] = None,
+        max_state_bytes: Optional[int] = None,
         slice_rows: int = 4096,
         position_type: Optional[str] = None,
     ) -> Any:
@@ -168,64 +161,50 @@ class Query:
         evaluates the input ``slice_rows`` rows at a time as it is read, and yields
         the matches of each slice that has any as one batch (same columns, and the
         same choice of uint32 or uint64 row numbers; match ids continue across
-        batches).
+        batches). The other parameters are those of :meth:`run`.
 
         Memory holds one slice's matches at a time instead of all of them, and a
         batch that the reader's consumer has dropped leaves memory that the next
         batch reuses. For outputs of millions of matches this is faster than
         :meth:`run_arrow` and keeps memory bounded. Errors in the input (a
         :class:`CeqlEventError`, for example) are raised while reading, with the
-        matches of the slices before it already delivered. Events that Arrow cannot
+        matches of the slices before it already delivered; so is a
+        :class:`CeqlMemoryError` of ``max_state_bytes``. Events that Arrow cannot
         type are evaluated at once, as :meth:`run_arrow` does, and their errors are
         raised by this call.
         """
         import pyarrow as pa
 
         try:
-            rows = operator.index(slice_rows)  # int, numpy integers
+            step = operator.index(slice_rows)  # int, numpy integers
         except TypeError:
-            rows = 0
-        if isinstance(slice_rows, bool) or rows < 1:
+            step = 0
+        if isinstance(slice_rows, bool) or step < 1:
             raise ValueError(f"slice_rows must be a positive integer, not {slice_rows!r}")
-        data, fallback, narrow = _arrow_input(events, position_type)
+        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes)
+        data, rows = for_columns(events)
+        narrow = narrow_positions(data if data is not None else rows, position_type)
         if data is None:
-            table = self._row_by_row_table(fallback, time_field, time_unit, late, max_cache_bytes, max_det_states, narrow)
+            table = self._row_by_row_table(rows, options, narrow)
             return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
-        rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
-        if isinstance(data, pa.RecordBatch):
-            batches: Any = pa.Table.from_batches([data])
-        elif isinstance(data, (pa.Table, pa.RecordBatchReader)):
-            batches = data
-        else:
-            batches = pa.table(data)
-        # Pushing no rows gives the output schema without moving the stream on.
-        schema = pa.record_batch(rt.push_arrow_columnar(batches.schema.empty_table(), 0, narrow, False)).schema
-        if isinstance(batches, pa.Table):
-            batches = batches.to_batches()
+        rt = options.runtime(self)
+        batches = record_batches(data)
 
         def matches() -> Iterator[Any]:
             first = 0
             for batch in batches:
-                for offset in range(0, batch.num_rows, rows):
-                    out = pa.record_batch(rt.push_arrow_columnar(batch.slice(offset, rows), first, narrow, False))
+                for offset in range(0, batch.num_rows, step):
+                    out = pa.record_batch(rt.push_arrow_columnar(batch.slice(offset, step), first, narrow, False))
                     if out.num_rows:
                         first += out.num_rows
                         yield out
 
-        return pa.RecordBatchReader.from_batches(schema, matches())
+        return pa.RecordBatchReader.from_batches(_output_schema(narrow), matches())
 
-    def _row_by_row_table(self, rows: Any, time_field: Optional[str], time_unit: str, late: str,
-                          max_cache_bytes: Optional[int], max_det_states: Optional[int], narrow: bool) -> Any:
+    def _row_by_row_table(self, rows: Any, options: RunOptions, narrow: bool) -> Any:
         """The ``run_arrow`` table of events Arrow cannot type: evaluated row by row
         with :meth:`run`, in the schema of the engine's own Arrow output."""
-        import pyarrow as pa
-
-        matches = self.run(rows, time_field, time_unit, late=late, max_cache_bytes=max_cache_bytes,
-                           max_det_states=max_det_states)
-        rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
-        # Pushing no rows gives the output schema.
-        schema = pa.record_batch(rt.push_arrow_columnar(pa.table({"type": pa.array([], pa.string())}), 0, narrow, False)).schema
-        return matches_table(matches, schema)
+        return matches_table(self._run(rows, options), _output_schema(narrow))
 
     def stream(
         self,
@@ -235,13 +214,13 @@ class Query:
         late: str = "error",
         max_cache_bytes: Optional[int] = None,
         max_det_states: Optional[int] = None,
+        max_state_bytes: Optional[int] = None,
     ) -> "Stream":
         """A stateful evaluator for unbounded input; see :class:`ceql.Stream`.
-        Parameters as for :meth:`run`."""
-        from .stream import Stream
-
-        rt = self._runtime(time_field, time_unit, late, max_cache_bytes=max_cache_bytes, max_det_states=max_det_states)
-        return Stream(self, rt)
+        Parameters as for :meth:`run`; the budgets bound the stream's state at
+        any time (``max_state_bytes`` is kept in its snapshots)."""
+        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes)
+        return Stream(self, options.runtime(self))
 
     def __repr__(self) -> str:
         text = " ".join(self.text.split())
@@ -288,50 +267,9 @@ class Query:
 from .stream import Stream  # noqa: E402  (circular: Stream needs Query)
 
 
-def _budget(name: str, value: Any) -> Optional[int]:
-    """A cache budget (``max_cache_bytes``, ``max_det_states``) as an int: None
-    (the default) or a positive integer below 2^64; anything else is a
-    ``ValueError`` naming the argument (a budget of 0 holds no det-state, so no
-    event could be evaluated)."""
-    if value is None:
-        return None
-    try:
-        n = operator.index(value)  # int, numpy integers
-    except TypeError:
-        n = -1
-    if isinstance(value, bool) or not 0 < n < 2**64:
-        raise ValueError(f"{name} must be None or a positive integer below 2**64, not {value!r}")
-    return n
+def _output_schema(narrow: bool) -> Any:
+    """The schema of the engine's Arrow output (uint32 row numbers when ``narrow``),
+    read from an empty batch the binding builds without evaluating anything."""
+    import pyarrow as pa
 
-
-def _pushed(rt: Any, push: Any, data: Any, source: Any) -> List[Any]:
-    """``push(data, source)``; a bad event's error gets the matches that ended
-    before it (``CeqlEventError.matches``)."""
-    try:
-        return push(data, source)
-    except CeqlEventError as e:
-        e.matches = list(rt.take_matches(source))
-        raise
-
-
-def _arrow_input(events: Any, position_type: Optional[str]) -> Any:
-    """Arrow data for the columnar paths: Arrow objects as they are, pandas frames
-    and iterables of mappings converted with pyarrow. Returns ``(data, None,
-    narrow)``, or ``(None, events, narrow)`` when Arrow cannot type the events (a
-    column mixing value types, say): the caller then evaluates them row by row.
-    ``narrow``: whether the output's row numbers are uint32 (see ``run_arrow``)."""
-    data, rows = _arrow_data(events)
-    return data, rows, narrow_positions(data if data is not None else rows, position_type)
-
-
-def _arrow_data(events: Any) -> Any:
-    """``(data, None)`` or ``(None, events)``, as for :func:`_arrow_input`."""
-    if is_pandas(events):
-        refuse_duplicate_columns(events.columns, 0)
-        table = pandas_to_arrow(events)
-        return (table, None) if table is not None else (None, events)
-    if is_arrow(events):
-        return checked_arrow(events, 0), None
-    rows = list(events)
-    table = records_to_arrow(rows)
-    return (table, None) if table is not None else (None, rows)
+    return pa.record_batch(_ceql.empty_output(narrow)).schema

@@ -10,8 +10,8 @@ import zlib
 from typing import TYPE_CHECKING, Any, Callable, Iterable, List, Optional, Tuple, TypeVar
 
 from . import _ceql
-from ._inputs import is_arrow, is_pandas, pandas_records, pandas_to_arrow, refuse_duplicate_columns, rereadable_arrow
-from ._sources import ArrowSource, ListSource, Retained
+from ._inputs import Kind, Pushable, classify, for_push
+from ._sources import ListSource, Retained
 from .errors import CeqlError, CeqlEventError, CeqlSnapshotError
 
 if TYPE_CHECKING:
@@ -88,10 +88,9 @@ class Stream:
         """Pushes events in order; returns the matches, in order of ``end``. If an
         event is bad, the :class:`ceql.CeqlEventError` carries the matches that
         ended before it in ``matches`` (the events before it were processed)."""
-        if is_arrow(events) or is_pandas(events):
-            return self._push_batch(events)
-        if isinstance(events, (list, tuple)):
-            return self._push_list(list(events))
+        kind = classify(events)
+        if kind is not Kind.ITERABLE:
+            return self._push_batch(events, kind)
         out: List[Any] = []
         chunk: List[Any] = []
         try:
@@ -112,34 +111,26 @@ class Stream:
         """Pushes Arrow data (pyarrow Table/RecordBatch, polars DataFrame, anything with
         ``__arrow_c_stream__``) or a pandas DataFrame, row by row, without per-row
         Python objects. Errors as for :meth:`push_many`."""
-        return self._push_batch(batch)
+        return self._push_batch(batch, classify(batch))
 
-    def _push_batch(self, batch: Any) -> List["_ceql.Match"]:
+    def _push_batch(self, batch: Any, kind: Kind) -> List["_ceql.Match"]:
+        """Pushes ``batch``, of any kind but :attr:`Kind.ITERABLE`, at once."""
+        if kind is Kind.SEQUENCE:
+            # The stream retains its own list: the caller may change theirs later.
+            return self._push_list(list(batch))
         start = self._native.next_position()
-        if is_pandas(batch):
-            refuse_duplicate_columns(batch.columns, start)
-            table = pandas_to_arrow(batch)
-            if table is None:
-                return self._push_list(pandas_records(batch))
-            batch = table
-        else:
-            batch = rereadable_arrow(batch)
-            refuse_duplicate_columns(batch.schema.names, start)
-        source = ArrowSource(batch, offset=start)
-        self._chunks.append(start, source)
-        try:
-            matches = self._native.push_arrow(batch, self._chunks.view())
-        except BaseException as e:
-            self._failed_push(start, e)
-            raise
-        self._trim()
-        return matches
+        return self._push(start, for_push(batch, kind, start))
 
     def _push_list(self, events: List[Any]) -> List["_ceql.Match"]:
         start = self._native.next_position()
-        self._chunks.append(start, ListSource(events, offset=start))
+        return self._push(start, Pushable(rows=events))
+
+    def _push(self, start: int, pushable: Pushable) -> List["_ceql.Match"]:
+        """Pushes events whose first gets position ``start``; their data is retained
+        for ``Match.events``."""
+        self._chunks.append(start, pushable.source(offset=start))
         try:
-            matches = self._native.push_events(events, self._chunks.view())
+            matches = pushable.push(self._native, self._chunks.view())
         except BaseException as e:
             self._failed_push(start, e)
             raise
@@ -151,7 +142,7 @@ class Stream:
         """Pushes a batch (Arrow data or a pandas DataFrame) that must continue the
         stream in time order: an event earlier than one already seen raises
         :class:`ceql.CeqlEventError` (unless the stream was made with ``late="drop"``)."""
-        return self._push_batch(batch)
+        return self._push_batch(batch, classify(batch))
 
     # -- event time ------------------------------------------------------------
     @_serialised

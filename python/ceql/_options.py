@@ -1,0 +1,66 @@
+"""The evaluation options of ``Query.run``, ``run_arrow``, ``run_arrow_batches``,
+``stream`` and the command line, validated in one place."""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional
+
+from . import _ceql
+from ._units import time_unit_nanos
+
+if TYPE_CHECKING:
+    from .query import Query
+
+_LATE = ("error", "drop")
+#: The memory budgets: ``None`` (the engine's default) or a positive integer.
+BUDGETS = ("max_cache_bytes", "max_det_states", "max_state_bytes")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How one evaluation reads its events and how much memory it may use (see
+    ``Query.run`` for each option). Making one validates every option: a bad
+    value is a ``ValueError`` naming its argument, raised before any event is read.
+    Budgets given as numpy integers are stored as ints."""
+
+    time_field: Optional[str] = None
+    time_unit: str = "ns"
+    late: str = "error"
+    max_cache_bytes: Optional[int] = None
+    max_det_states: Optional[int] = None
+    max_state_bytes: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        if self.late not in _LATE:
+            raise ValueError(f"late must be 'error' or 'drop', not {self.late!r}")
+        for name in BUDGETS:
+            object.__setattr__(self, name, _budget(name, getattr(self, name)))
+        time_unit_nanos(self.time_unit)
+
+    def runtime(self, query: "Query") -> "_ceql.NativeRuntime":
+        """A new evaluation of ``query`` with these options."""
+        return _ceql.NativeRuntime(
+            query._native,
+            time_field=self.time_field,
+            time_unit_nanos=time_unit_nanos(self.time_unit),
+            late_drop=self.late == "drop",
+            **{name: getattr(self, name) for name in BUDGETS},
+        )
+
+
+def _budget(name: str, value: Any) -> Optional[int]:
+    """A memory budget (``max_cache_bytes``, ``max_det_states``,
+    ``max_state_bytes``) as an int: None (the default) or a positive integer below
+    2^64; anything else is a ``ValueError`` naming the argument (a budget of 0
+    holds no state, so no event could be evaluated)."""
+    if value is None:
+        return None
+    try:
+        n = operator.index(value)  # int, numpy integers
+    except TypeError:
+        n = -1
+    if isinstance(value, bool) or not 0 < n < 2**64:
+        raise ValueError(f"{name} must be None or a positive integer below 2**64, not {value!r}")
+    return n
