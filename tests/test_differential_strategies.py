@@ -2,7 +2,7 @@
 STRICT) against the brute-force oracle, which implements each strategy from its
 definition (reference §3.6) over all valuations with the same end.
 
-The queries come from ``tests/gen.py`` with every feature switched on (projection,
+The queries come from ``tests/gen`` with every feature switched on (projection,
 windows, PARTITION BY, CONSUME BY, LIMIT, NOT, filters), in open mode and with a
 declared schema. ``CEQL_STRATEGY_EXAMPLES`` examples per strategy and mode (default
 1,000: 2,000 cases per strategy, 8,000 in all).
