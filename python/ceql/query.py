@@ -90,6 +90,8 @@ class Query:
         return self._run(events, options)
 
     def _run(self, events: Any, options: RunOptions) -> List["_ceql.Match"]:
+        """:meth:`run` with its options made: a lazy iterable goes through a
+        :class:`Stream` chunk by chunk, anything else is pushed at once."""
         rt = options.runtime(self)
         kind = classify(events)
         if kind is Kind.ITERABLE:
@@ -218,7 +220,7 @@ class Query:
     ) -> "Stream":
         """A stateful evaluator for unbounded input; see :class:`ceql.Stream`.
         Parameters as for :meth:`run`; the budgets bound the stream's state at
-        any time (``max_state_bytes`` is kept in its snapshots)."""
+        any time. The options, budgets included, are kept in its snapshots."""
         options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes)
         return Stream(self, options.runtime(self))
 
