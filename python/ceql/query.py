@@ -78,9 +78,10 @@ class Query:
         ``max_state_bytes`` bounds the whole state of the evaluation: the
         determinization cache, the tECS nodes of partial matches, and the
         partitions (with the NEXT/LAST/MAX strategy state they keep). The default,
-        ``None``, is half of the memory the process may use (the physical memory,
-        or the cgroup's limit when it is lower). An evaluation that outgrows it
-        raises :class:`ceql.CeqlMemoryError`, whose message names the part that
+        ``None``, is half of the memory the process may use (the least of the
+        physical memory, the cgroup's limit and the address space left under
+        ``ulimit -v``). An evaluation that outgrows it raises
+        :class:`ceql.CeqlMemoryError`, whose message names the part that
         dominates, instead of being killed by the kernel.
 
         Every budget is ``None`` or a positive integer; anything else raises a
