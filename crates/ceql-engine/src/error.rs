@@ -103,7 +103,7 @@ impl EventError {
     /// The evaluation's state outgrew its budget before the event at `position`
     /// (which was not processed); `message` names the part and the remedy.
     pub fn state_memory(position: u64, message: impl Into<String>) -> Self {
-        EventError { kind: EventErrorKind::StateMemory, ..EventError::new(position, "state", None, message) }
+        EventError { kind: EventErrorKind::StateMemory, ..EventError::new(position, "", None, message) }
     }
 
     /// The event at `position` is beyond the largest position (`max`) the output
@@ -127,7 +127,11 @@ impl fmt::Display for EventError {
         if let Some(t) = &self.event_type {
             write!(f, " (type `{t}`)")?;
         }
-        write!(f, ", field `{}`: {}", self.field, self.message)
+        if self.field.is_empty() {
+            write!(f, ": {}", self.message)
+        } else {
+            write!(f, ", field `{}`: {}", self.field, self.message)
+        }
     }
 }
 

@@ -116,7 +116,7 @@ impl Runtime {
         if total <= self.config.state_budget {
             return Ok(());
         }
-        let mib = |b: usize| b >> 20;
+        let mib = human_bytes;
         let why = if parts >= arena && parts >= cache {
             let evicted = self.state.partitions.evicted_count();
             let kept = if evicted > 0 {
@@ -128,28 +128,59 @@ impl Runtime {
             } else {
                 String::new()
             };
+            let remedy = if self.config.facts.epsilon.is_some() {
+                "more keys are active within the window than the budget holds: raise max_state_bytes, or shorten \
+                 the window"
+            } else {
+                "without WITHIN every key stays: add WITHIN, or CONSUME BY"
+            };
             format!(
-                "{} partitions (PARTITION BY keys) hold {} MiB.{kept} Without WITHIN every key stays: add WITHIN, or \
-                 CONSUME BY",
+                "{} partitions (PARTITION BY keys) hold {}.{kept} {remedy}",
                 self.state.partitions.len(),
                 mib(parts)
             )
         } else if arena >= cache {
             format!(
-                "the partial matches (tECS) hold {} MiB; without WITHIN they live until they die or are consumed: \
+                "the partial matches (tECS) hold {}; without WITHIN they live until they die or are consumed: \
                  add WITHIN or CONSUME BY, or a smaller window",
                 mib(arena)
             )
         } else {
-            format!("the determinization cache holds {} MiB; lower max_cache_bytes", mib(cache))
+            format!("the determinization cache holds {}; lower max_cache_bytes", mib(cache))
         };
         Err(EventError::state_memory(
             self.state.position,
             format!(
-                "the evaluation's state ({} MiB) exceeds max_state_bytes = {} MiB: {why}",
+                "the evaluation's state ({}) exceeds max_state_bytes = {}: {why}",
                 mib(total),
                 mib(self.config.state_budget)
             ),
         ))
+    }
+}
+
+/// A size for a message: bytes below 1 KiB, KiB below 1 MiB, MiB (with one
+/// decimal below 10 MiB unless whole) above, so that small budgets do not read as "0 MiB".
+fn human_bytes(b: usize) -> String {
+    match b {
+        0..1024 => format!("{b} bytes"),
+        1024..1_048_576 => format!("{} KiB", b >> 10),
+        1_048_576..10_485_760 if b % 1_048_576 != 0 => format!("{:.1} MiB", b as f64 / 1_048_576.0),
+        _ => format!("{} MiB", b >> 20),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::human_bytes;
+
+    #[test]
+    fn small_sizes_do_not_read_as_zero_mib() {
+        assert_eq!(human_bytes(512), "512 bytes");
+        assert_eq!(human_bytes(300 << 10), "300 KiB");
+        assert_eq!(human_bytes(1 << 20), "1 MiB");
+        assert_eq!(human_bytes(3 << 19), "1.5 MiB");
+        assert_eq!(human_bytes(8 << 20), "8 MiB");
+        assert_eq!(human_bytes(512 << 20), "512 MiB");
     }
 }
