@@ -12,7 +12,6 @@ from typing import Any, Iterable, Optional, Tuple
 
 from ._columns import pandas_to_arrow, records_to_arrow
 from ._sources import ArrowSource, ListSource
-from ._units import TIME_UNITS, time_unit_nanos  # noqa: F401  (re-exported: ceql.spark._input imports them here)
 from .errors import CeqlEventError
 
 
