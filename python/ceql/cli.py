@@ -22,6 +22,7 @@ from . import compile as compile_query
 from ._cli_input import FileError, Rows, UsageError, read_events
 from ._cli_output import MatchWriter
 from ._cli_plot import PLOT_MATCHES, PlotSample, check_matplotlib
+from ._cli_wide import WideInteger
 from ._inputs import refuse_duplicate_columns
 from ._options import RunOptions
 from ._sources import ArrowSource, ListSource
@@ -98,7 +99,7 @@ def _run(args: argparse.Namespace) -> int:
     import pyarrow.compute  # noqa: F401  (loaded before timing; Match.events uses it)
 
     t0 = time.perf_counter()
-    events = read_events(Path(args.input), args.type_field)
+    events, wide = read_events(Path(args.input), args.type_field)
     read_s = time.perf_counter() - t0
     try:
         runtime = RunOptions(args.time_field, args.time_unit, args.late).runtime(query)
@@ -126,8 +127,10 @@ def _run(args: argparse.Namespace) -> int:
     try:
         if not isinstance(events, Rows):
             refuse_duplicate_columns(events.column_names, 0)
-        for matches in _pushes(runtime, events, source, args.batch_size, bar):
+        for matches in _pushes(runtime, events, source, args.batch_size, bar, wide.position if wide else None):
             emit(matches, source)
+        if wide is not None:
+            raise _wide_integer_error(wide, events)
         if writer is not None:
             writer.close()
     except CeqlEventError as e:
@@ -185,9 +188,18 @@ def _plot(sample: PlotSample, events: Any, args: argparse.Namespace, query: Any)
         raise FileError(f"cannot write the plot {args.plot}: {e}") from None
 
 
-def _pushes(runtime: Any, events: Any, source: Any, max_rows: int, bar: Any) -> Iterator[List[Any]]:
-    """Feeds ``events`` to the engine and yields the matches of each push
-    (``source`` is where their events' data is).
+def _wide_integer_error(wide: WideInteger, events: Any) -> CeqlEventError:
+    """The error the Python API raises for the same integer beyond 64 bits."""
+    kind = events.column("type")[wide.position].as_py()
+    typed = f" (type `{kind}`)" if isinstance(kind, str) else ""
+    rendered = f"event at position {wide.position}{typed}, field `{wide.field}`: {wide.message}"
+    return CeqlEventError(rendered, position=wide.position, field=wide.field, event_type=kind, message=wide.message)
+
+
+def _pushes(runtime: Any, events: Any, source: Any, max_rows: int, bar: Any,
+            stop: Optional[int] = None) -> Iterator[List[Any]]:
+    """Feeds ``events`` to the engine, the rows before ``stop`` if given, and
+    yields the matches of each push (``source`` is where their events' data is).
 
     Rows go in slices of at most ``max_rows`` (``--batch-size``), fewer while
     they complete many complex events: the next slice is sized so that its
@@ -203,7 +215,7 @@ def _pushes(runtime: Any, events: Any, source: Any, max_rows: int, bar: Any) -> 
             return events.rows[start : start + n]
     else:
         push = runtime.push_arrow
-        total = events.num_rows
+        total = events.num_rows if stop is None else stop
 
         def part(start: int, n: int) -> Any:
             return events.slice(start, n)

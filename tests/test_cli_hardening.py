@@ -1,0 +1,104 @@
+"""``ceql run`` under hostile input and surroundings (issue 15's verification,
+R5, R6, R8, R9, R10): integers beyond 64 bits, closed standard streams, deeply
+nested JSON values, duplicate Parquet columns, and the memory budget options.
+Every error is one line on standard error with the README's exit status."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import ceql
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def ceql_run(*args, **kwargs):
+    return subprocess.run([sys.executable, "-m", "ceql.cli", "run", *map(str, args)], capture_output=True, text=True,
+                          **kwargs)
+
+
+def one_line_error(proc, status):
+    """The single ``ceql: ...`` line of standard error; the exit status must be ``status``."""
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == status, (proc.returncode, proc.stderr[-2000:])
+    assert "Traceback" not in proc.stderr and len(lines) == 1 and lines[0].startswith("ceql: "), proc.stderr[-2000:]
+    return lines[0]
+
+
+def write(path, text):
+    path.write_text(text)
+    return path
+
+
+def matches_of(stdout):
+    return [tuple(json.loads(line)["positions"]) for line in stdout.splitlines()]
+
+
+# -- R5: integers beyond 64 bits ------------------------------------------------------------
+
+KEYED = "SELECT * FROM S WHERE A ; B PARTITION BY [k] WITHIN 5 EVENTS"
+WIDE = [2**64 - 1, 2**64 - 2, -(2**63) - 1, 2**63]
+
+
+def _csv(rows):
+    return "type,k\n" + "".join(f"{t},{k}\n" for t, k in rows)
+
+
+def _jsonl(rows):
+    return "".join(f'{{"type": "{t}", "k": {k}}}\n' for t, k in rows)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+@pytest.mark.parametrize("wide", WIDE)
+def test_an_integer_beyond_64_bits_is_a_bad_event_as_in_the_api(tmp_path, fmt, wide):
+    """pyarrow read such an integer as a double, so that keys 2^64-1 and 2^64-2
+    merged (one match, exit 0). The API refuses the same dicts with
+    CeqlEventError at the integer's event, after the matches before it."""
+    rows = [("A", 7), ("B", 7), ("A", wide), ("B", wide - 1)]
+    query = write(tmp_path / "q.ceql", KEYED)
+    with pytest.raises(ceql.CeqlEventError) as api:
+        ceql.compile(KEYED).run([{"type": t, "k": k} for t, k in rows])
+    assert api.value.position == 2 and api.value.field == "k"
+    events = write(tmp_path / f"e.{fmt}", (_csv if fmt == "csv" else _jsonl)(rows))
+    proc = ceql_run("--query", query, "--input", events, "--output", "-")
+    line = one_line_error(proc, 3)
+    assert line == f"ceql: {api.value}"
+    assert "field `k`" in line and str(wide) in line and "64 bits" in line
+    assert matches_of(proc.stdout) == [tuple(m.positions) for m in api.value.matches] == [(0, 1)]
+
+
+def test_integers_beyond_64_bits_among_doubles_and_in_mixed_json_are_bad_events(tmp_path):
+    """Also in a column that has fractions (a column of doubles by the README's
+    rule), and in a JSON-lines file read with Python's json (a field holding a
+    string in another line)."""
+    query = write(tmp_path / "q.ceql", KEYED)
+    wide = 2**64 - 1
+    events = write(tmp_path / "e.csv", _csv([("A", 1.5), ("B", 1.5), ("A", wide), ("B", wide - 1)]))
+    assert "field `k`" in one_line_error(ceql_run("--query", query, "--input", events), 3)
+    events = write(tmp_path / "e.jsonl", _jsonl([("A", 1.5), ("B", '"x"'), ("A", wide), ("B", wide - 1)]))
+    line = one_line_error(ceql_run("--query", query, "--input", events), 3)
+    assert "position 2" in line and "field `k`" in line and str(wide) in line
+    # Blank lines are not events: the position counts events, not lines.
+    events = write(tmp_path / "e.jsonl", _jsonl([("A", 1.5)]) + "\n  \n" + _jsonl([("B", 1), ("A", -wide)]))
+    line = one_line_error(ceql_run("--query", query, "--input", events), 3)
+    assert "position 2 (type `A`)" in line and str(-wide) in line
+
+
+def test_doubles_and_64_bit_integers_are_still_read(tmp_path):
+    """Large doubles written as doubles (an exponent or a fraction) and integers
+    inside 64 bits are values, not bad events."""
+    query = write(tmp_path / "q.ceql", KEYED)
+    for text in (["1e20", "1e20"], ["2.0e19", "2.0e19"], ["18446744073709551616.0"] * 2,
+                 [str(2**63 - 1), str(2**63 - 1)], [str(-(2**63)), str(-(2**63))]):
+        rows = [("A", text[0]), ("B", text[1]), ("A", 1.5)]
+        for fmt, body in (("csv", _csv(rows)), ("jsonl", _jsonl(rows))):
+            events = write(tmp_path / f"e.{fmt}", body)
+            proc = ceql_run("--query", query, "--input", events, "--output", "-")
+            assert proc.returncode == 0, (text, fmt, proc.stderr)
+            assert matches_of(proc.stdout) == [(0, 1)], (text, fmt)
