@@ -102,3 +102,45 @@ def test_doubles_and_64_bit_integers_are_still_read(tmp_path):
             proc = ceql_run("--query", query, "--input", events, "--output", "-")
             assert proc.returncode == 0, (text, fmt, proc.stderr)
             assert matches_of(proc.stdout) == [(0, 1)], (text, fmt)
+
+
+# -- R6: closed standard streams -----------------------------------------------------------
+
+def run_closing(redirect, *args):
+    """``ceql run ARGS`` started by the shell with ``redirect`` (``>&-``: standard
+    output closed, ``2>&-``: standard error closed)."""
+    argv = [sys.executable, "-m", "ceql.cli", "run", *map(str, args)]
+    return subprocess.run(["sh", "-c", f'exec "$@" {redirect}', "sh", *argv], capture_output=True, text=True)
+
+
+def test_a_closed_standard_output_is_a_one_line_error(tmp_path):
+    """`--output - >&-` and a summary to a closed standard output were
+    AttributeError tracebacks ('NoneType' object has no attribute 'write')."""
+    query = write(tmp_path / "q.ceql", "SELECT * FROM S WHERE A ; B WITHIN 5 EVENTS")
+    events = write(tmp_path / "e.csv", "type\nA\nB\nA\nB\n")
+    line = one_line_error(run_closing(">&-", "--query", query, "--input", events, "--output", "-"), 1)
+    assert line == "ceql: cannot write standard output: [Errno 9] standard output is closed"
+    out = tmp_path / "m.jsonl"
+    proc = run_closing(">&-", "--query", query, "--input", events, "--output", out)
+    assert one_line_error(proc, 1) == line
+    # A ; B under skip-till-any-match: every A before every B.
+    assert sorted(json.loads(x)["positions"] for x in out.read_text().splitlines()) == [[0, 1], [0, 3], [2, 3]]
+
+
+def test_a_closed_standard_error_loses_diagnostics_but_never_writes_them_to_the_output(tmp_path):
+    """With standard error closed, print(file=sys.stderr) wrote warnings and the
+    summary into standard output, among the matches. Matches stay alone on
+    standard output; a summary that cannot be written is exit 1, other errors
+    keep their status."""
+    query = write(tmp_path / "q.ceql", "SELECT * FROM S WHERE A ; B")  # warning W0402: no WITHIN
+    events = write(tmp_path / "e.csv", "type\nA\nB\n")
+    proc = run_closing("2>&-", "--query", query, "--input", events, "--output", "-")
+    assert proc.returncode == 1 and proc.stderr == ""
+    assert [json.loads(x)["positions"] for x in proc.stdout.splitlines()] == [[0, 1]]
+    proc = run_closing("2>&-", "--query", query, "--input", events)  # summary on standard output
+    assert proc.returncode == 0 and proc.stdout.startswith("events:     2") and "warning" not in proc.stdout
+    bad = write(tmp_path / "bad.ceql", "SELECT * FROM")
+    proc = run_closing("2>&-", "--query", bad, "--input", events)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", "")
+    proc = run_closing(">&- 2>&-", "--query", query, "--input", events, "--output", "-")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (1, "", "")

@@ -22,6 +22,7 @@ from . import compile as compile_query
 from ._cli_input import FileError, Rows, UsageError, read_events
 from ._cli_output import MatchWriter
 from ._cli_plot import PLOT_MATCHES, PlotSample, check_matplotlib
+from ._cli_streams import guard_standard_streams, progress_stream_open, stream_name, tell, write_lines
 from ._cli_wide import WideInteger
 from ._inputs import refuse_duplicate_columns
 from ._options import RunOptions
@@ -48,7 +49,8 @@ def _progress(total: int) -> Any:
         from tqdm import tqdm
     except ImportError:  # optional dependency
         return None
-    return tqdm(total=total, unit="ev", unit_scale=True, disable=total < PROGRESS_MIN_ROWS, file=sys.stderr)
+    hidden = total < PROGRESS_MIN_ROWS or not progress_stream_open()
+    return tqdm(total=total, unit="ev", unit_scale=True, disable=hidden, file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,11 +61,11 @@ def run(args: argparse.Namespace) -> int:
         return _run(args)
     except (FileError, UsageError) as e:
         _silence_closed_stdout()
-        print(f"ceql: {e}", file=sys.stderr)
+        tell(f"ceql: {e}")
         return 1 if isinstance(e, FileError) else 2
     except BrokenPipeError:  # the summary's reader went away
         _silence_closed_stdout()
-        print("ceql: cannot write standard output: the reader closed the pipe", file=sys.stderr)
+        tell("ceql: cannot write standard output: the reader closed the pipe")
         return 1
 
 
@@ -87,11 +89,11 @@ def _run(args: argparse.Namespace) -> int:
     try:
         query = compile_query(text, schema)
     except CeqlError as e:
-        print(str(e).replace("--> query", f"--> {args.query}", 1), file=sys.stderr)
+        tell(str(e).replace("--> query", f"--> {args.query}", 1))
         return 2
     for w in query.warnings:
         if w.code != "W0402" or not args.quiet:
-            print(str(w), file=sys.stderr)
+            tell(str(w))
     if args.plot:
         missing = check_matplotlib()
         if missing:
@@ -137,12 +139,12 @@ def _run(args: argparse.Namespace) -> int:
         emit(e.matches, source)
         if writer is not None:
             writer.close()
-        print(f"ceql: {e}", file=sys.stderr)
+        tell(f"ceql: {e}")
         return 3
     except CeqlError as e:  # CeqlMemoryError, CeqlInternalError
         if writer is not None:
             writer.close()
-        print(f"ceql: {e}", file=sys.stderr)
+        tell(f"ceql: {e}")
         return 3
     except BaseException:
         if writer is not None:
@@ -154,24 +156,28 @@ def _run(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - t1
     stats = runtime.stats()
     rate = stats["events"] / elapsed if elapsed > 0 else float("inf")
-    print(f"events:     {stats['events']:,} ({args.input}, read in {read_s:.2f} s)", file=summary)
-    print(f"matches:    {found:,}" + (f" -> {args.output}" if args.output and args.output != "-" else ""), file=summary)
-    print(f"time:       {elapsed:.3f} s", file=summary)
-    print(f"throughput: {rate:,.0f} events/s", file=summary)
+    lines = [
+        f"events:     {stats['events']:,} ({args.input}, read in {read_s:.2f} s)",
+        f"matches:    {found:,}" + (f" -> {args.output}" if args.output and args.output != "-" else ""),
+        f"time:       {elapsed:.3f} s",
+        f"throughput: {rate:,.0f} events/s",
+    ]
     dropped = stats["late_dropped"] + stats["no_key"]
     if dropped:
-        print(f"not matched: {stats['late_dropped']:,} late, {stats['no_key']:,} without partition key", file=summary)
-    print(
+        lines.append(f"not matched: {stats['late_dropped']:,} late, {stats['no_key']:,} without partition key")
+    lines.append(
         f"engine:     {stats['det_states']} det-states, {stats['cache_clears']} cache clears, "
-        f"{stats['partitions']} live partitions, {stats['live_nodes']:,} tECS nodes",
-        file=summary,
-    )
-    for m in examples:
-        print(f"  e.g. {m!r}", file=summary)
+        f"{stats['partitions']} live partitions, {stats['live_nodes']:,} tECS nodes")
+    lines.extend(f"  e.g. {m!r}" for m in examples)
     if plotted is not None:
         _plot(plotted, events, args, query)
-        print(f"plot:       {args.plot}", file=summary)
-    summary.flush()
+        lines.append(f"plot:       {args.plot}")
+    try:
+        write_lines(summary, lines)
+    except BrokenPipeError:
+        raise FileError(f"cannot write {stream_name(summary)}: the reader closed the pipe") from None
+    except OSError as e:
+        raise FileError(f"cannot write {stream_name(summary)}: {e}") from None
     return 0
 
 
@@ -250,13 +256,13 @@ def explain(args: argparse.Namespace) -> int:
         try:
             query = compile_query(text, schema)
         except CeqlError as e:
-            print(str(e).replace("--> query", f"--> {args.query}", 1), file=sys.stderr)
+            tell(str(e).replace("--> query", f"--> {args.query}", 1))
             return 2
         if args.format == "text":
             out = query.explain()
         else:
             for w in query.warnings:
-                print(str(w), file=sys.stderr)
+                tell(str(w))
             out = query.to_dot()
             if args.format == "svg":
                 try:
@@ -269,15 +275,20 @@ def explain(args: argparse.Namespace) -> int:
             except OSError as e:
                 raise FileError(f"cannot write {args.output}: {e}") from None
         else:
-            sys.stdout.write(out)
-            sys.stdout.flush()
+            try:
+                sys.stdout.write(out)
+                sys.stdout.flush()
+            except BrokenPipeError:
+                raise
+            except OSError as e:
+                raise FileError(f"cannot write standard output: {e}") from None
         return 0
     except (FileError, UsageError) as e:
-        print(f"ceql: {e}", file=sys.stderr)
+        tell(f"ceql: {e}")
         return 1 if isinstance(e, FileError) else 2
     except BrokenPipeError:
         _silence_closed_stdout()
-        print("ceql: cannot write standard output: the reader closed the pipe", file=sys.stderr)
+        tell("ceql: cannot write standard output: the reader closed the pipe")
         return 1
 
 
@@ -293,6 +304,7 @@ def _positive(text: str) -> int:
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Entry point of the ``ceql`` command."""
+    guard_standard_streams()
     parser = argparse.ArgumentParser(prog="ceql", description="Complex event recognition with CEQL.")
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run a query over a file of events")
