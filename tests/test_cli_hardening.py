@@ -144,3 +144,57 @@ def test_a_closed_standard_error_loses_diagnostics_but_never_writes_them_to_the_
     assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", "")
     proc = run_closing(">&- 2>&-", "--query", query, "--input", events, "--output", "-")
     assert (proc.returncode, proc.stdout, proc.stderr) == (1, "", "")
+
+
+# -- R8: deeply nested values ------------------------------------------------------------------
+
+def _nested(depth, leaf=1, kind="list"):
+    """A value with ``depth`` levels of lists (or dicts) around ``leaf``."""
+    v = leaf
+    for _ in range(depth):
+        v = [v] if kind == "list" else {"a": v}
+    return v
+
+
+def _nested_text(depth, kind):
+    """The JSON text of ``_nested(depth, 1, kind)`` (``json.dumps`` recurses)."""
+    return ("[" * depth + "1" + "]" * depth) if kind == "list" else ('{"a": ' * depth + "1" + "}" * depth)
+
+
+@pytest.mark.parametrize("kind", ["list", "object"])
+def test_values_nested_deeper_than_the_limit_make_the_file_unreadable(tmp_path, kind):
+    """A field nested 5,000 deep (read) or 900 deep (written) was a
+    RecursionError traceback; 20,000 deep crashed pyarrow's JSON reader (and a
+    nested Arrow column some thousands deep crashes the engine). The
+    README's limit: values nest at most 64 levels; deeper ones make the input
+    unreadable (exit 1), whichever reader takes the file."""
+    query = write(tmp_path / "q.ceql", "SELECT * FROM S WHERE A ; B WITHIN 5 EVENTS")
+    events = tmp_path / "e.jsonl"
+    for depth in (65, 200, 900, 5000, 20000):
+        for other in (_nested_text(depth, kind), '"x"'):  # pyarrow's reader, then Python's json (mixed types)
+            events.write_text(f'{{"type": "A", "v": {_nested_text(depth, kind)}}}\n{{"type": "B", "v": {other}}}\n')
+            line = one_line_error(ceql_run("--query", query, "--input", events), 1)
+            assert "values nested more than 64 levels deep" in line, (depth, line)
+    for other in (_nested(64, kind=kind), "x"):
+        events.write_text(json.dumps({"type": "A", "v": _nested(64, kind=kind)}) + "\n"
+                          + json.dumps({"type": "B", "v": other}) + "\n")
+        proc = ceql_run("--query", query, "--input", events, "--output", "-")
+        assert proc.returncode == 0, proc.stderr
+        (match,) = [json.loads(x) for x in proc.stdout.splitlines()]
+        assert match["events"] == [{"type": "A", "v": _nested(64, kind=kind)}, {"type": "B", "v": other}]
+
+
+def test_a_parquet_column_nested_deeper_than_the_limit_is_unreadable(tmp_path):
+    """Structs (pyarrow's Parquet reader itself refuses lists nested about 33 deep)."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    query = write(tmp_path / "q.ceql", "SELECT * FROM S WHERE A ; B WITHIN 5 EVENTS")
+    for depth, status in ((65, 1), (64, 0)):
+        events = tmp_path / f"e{depth}.parquet"
+        value = _nested(depth, kind="object")
+        pq.write_table(pa.table({"type": ["A", "B"], "v": [value, value]}), events)
+        proc = ceql_run("--query", query, "--input", events, "--output", "-")
+        if status:
+            assert "field `v`: values nested more than 64 levels deep" in one_line_error(proc, 1)
+        else:
+            assert proc.returncode == 0 and len(proc.stdout.splitlines()) == 1, proc.stderr

@@ -6,7 +6,8 @@ one line and a string in another) is read with Python's ``json`` module
 instead, as the Python API would read the same dicts; in both readers a column
 of JSON numbers with a fraction or an exponent anywhere is a column of doubles.
 An integer outside the 64-bit range is a bad event, as in the Python API (see
-:mod:`ceql._cli_wide`).
+:mod:`ceql._cli_wide`); a value nested more than 64 levels deep makes the file
+unreadable (see :mod:`ceql._cli_depth`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
 
+from ._cli_depth import check_json_text, check_schema, check_value
 from ._cli_wide import WideInteger, first_wide_integer
 
 
@@ -53,7 +55,11 @@ def read_events(path: Path, type_field: Optional[str]) -> Tuple[Events, Optional
 
     try:
         kind = _format(path)
+        if kind == "jsonl":
+            check_json_text(path)
         events = _read(path, kind)
+        if not isinstance(events, Rows):
+            check_schema(events.schema)
         wide = None if isinstance(events, Rows) or kind == "parquet" else first_wide_integer(path, events, kind)
     except (OSError, pa.ArrowException, UnicodeDecodeError, ValueError) as e:
         raise FileError(f"cannot read {path}: {_one_line(e)}") from None
@@ -121,6 +127,8 @@ def _python_json_lines(path: Path) -> Rows:
                 raise ValueError(f"line {number}: {e}") from None
             if not isinstance(row, dict):
                 raise ValueError(f"line {number}: an event must be a JSON object, not {type(row).__name__}")
+            for name, value in row.items():
+                check_value(value, f"line {number}, field `{name}`")
             rows.append(row)
     floats = {k for r in rows for k, v in r.items() if type(v) is float}
     for r in rows:
