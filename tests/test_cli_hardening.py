@@ -198,3 +198,26 @@ def test_a_parquet_column_nested_deeper_than_the_limit_is_unreadable(tmp_path):
             assert "field `v`: values nested more than 64 levels deep" in one_line_error(proc, 1)
         else:
             assert proc.returncode == 0 and len(proc.stdout.splitlines()) == 1, proc.stderr
+
+
+# -- R9: two Parquet columns of one name -----------------------------------------------------
+
+def test_two_parquet_columns_of_one_name_are_a_bad_event(tmp_path):
+    """Exit 1 with pyarrow's "Multiple matches for FieldRef.Name(x)"; the README
+    says 3 for two input columns of one name, with ceql's message (as for CSV)."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    query = write(tmp_path / "q.ceql", "SELECT * FROM S WHERE A ; B FILTER A[x > 1] WITHIN 5 EVENTS")
+    events = tmp_path / "e.parquet"
+    pq.write_table(pa.Table.from_arrays([pa.array(["A", "B"]), pa.array([5, 6]), pa.array([0, 0])],
+                                        names=["type", "x", "x"]), events)
+    line = one_line_error(ceql_run("--query", query, "--input", events), 3)
+    csv = write(tmp_path / "e.csv", "type,x,x\nA,5,0\nB,6,0\n")
+    assert line == one_line_error(ceql_run("--query", query, "--input", csv), 3)
+    assert "2 columns named `x`" in line
+    # A directory of Parquet files is still read.
+    folder = tmp_path / "parts.parquet"
+    folder.mkdir()
+    pq.write_table(pa.table({"type": ["A", "B"], "x": [5, 6]}), folder / "part-0.parquet")
+    proc = ceql_run("--query", query, "--input", folder, "--output", "-")
+    assert proc.returncode == 0 and matches_of(proc.stdout) == [(0, 1)], proc.stderr

@@ -82,7 +82,10 @@ def _read(path: Path, kind: str) -> Events:
     if kind == "parquet":
         import pyarrow.parquet as pq
 
-        return pq.read_table(path)
+        if path.is_file():  # read_table refuses two columns of one name, which ceql reports as a bad event
+            with pq.ParquetFile(path) as f:
+                return f.read()
+        return pq.read_table(path)  # a directory of Parquet files
     if kind == "jsonl":
         return _read_json_lines(path)
     import pyarrow.csv as pc
