@@ -221,3 +221,68 @@ def test_two_parquet_columns_of_one_name_are_a_bad_event(tmp_path):
     pq.write_table(pa.table({"type": ["A", "B"], "x": [5, 6]}), folder / "part-0.parquet")
     proc = ceql_run("--query", query, "--input", folder, "--output", "-")
     assert proc.returncode == 0 and matches_of(proc.stdout) == [(0, 1)], proc.stderr
+
+
+# -- R10: the memory budgets on the command line ------------------------------------------
+
+EXPLODING = "SELECT * FROM S WHERE (A OR B)+ ; A ; (A OR B) ; (A OR B) ; C WITHIN 1000 EVENTS"
+
+
+def test_the_budgets_the_memory_error_names_can_be_set_on_the_command_line(tmp_path):
+    """The CLI's CeqlMemoryError told the user to raise max_det_states /
+    max_cache_bytes, which `ceql run` had no option for. The options give the
+    answer of the API with the same budgets, and the message names the options."""
+    import random
+
+    rng = random.Random(5)
+    types = [rng.choice("AB") for _ in range(14)] + ["C"]
+    query = write(tmp_path / "q.ceql", EXPLODING)
+    events = write(tmp_path / "e.csv", "type\n" + "\n".join(types) + "\n")
+    compiled = ceql.compile(EXPLODING)
+    dicts = [{"type": t} for t in types]
+    with pytest.raises(ceql.CeqlMemoryError) as api:
+        compiled.run(dicts, max_det_states=4)
+    line = one_line_error(ceql_run("--query", query, "--input", events, "--max-det-states", "4"), 3)
+    expected = re.sub(r"\bmax_(cache_bytes|det_states|state_bytes)\b", lambda m: "--" + m.group().replace("_", "-"),
+                      str(api.value))
+    assert line == f"ceql: {expected}" and "--max-det-states = 4" in line
+    assert "max_det_states" not in line
+    with pytest.raises(ceql.CeqlMemoryError):
+        compiled.run(dicts, max_state_bytes=1000)
+    line = one_line_error(ceql_run("--query", query, "--input", events, "--max-state-bytes", "1000"), 3)
+    assert "--max-state-bytes" in line
+    expected = sorted(tuple(m.positions) for m in compiled.run(dicts, max_det_states=64, max_cache_bytes=1 << 20))
+    assert expected  # the exploding pattern does match here
+    proc = ceql_run("--query", query, "--input", events, "--output", "-", "--max-det-states", "64",
+                    "--max-cache-bytes", str(1 << 20), "--max-state-bytes", str(1 << 30))
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(matches_of(proc.stdout)) == expected
+
+
+@pytest.mark.parametrize("option", ["--max-cache-bytes", "--max-det-states", "--max-state-bytes"])
+def test_budget_options_must_be_positive_integers(tmp_path, option):
+    """Validated like the API's budgets, before the input is read: exit 2, one line."""
+    query = write(tmp_path / "q.ceql", "SELECT * FROM S WHERE A ; B WITHIN 5 EVENTS")
+    for value in ("0", "-1", "1.5", "abc", str(2**64), ""):
+        proc = ceql_run("--query", query, "--input", tmp_path / "missing.csv", option, value)
+        assert one_line_error(proc, 2) == f"ceql: {option} must be a positive integer below 2**64, not {value!r}"
+    events = write(tmp_path / "e.csv", "type\nA\nB\n")
+    proc = ceql_run("--query", query, "--input", events, "--output", "-", option, str(2**64 - 1))
+    assert proc.returncode == 0 and matches_of(proc.stdout) == [(0, 1)], proc.stderr
+
+
+def test_the_readme_documents_the_budget_options():
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Command line"):]
+    section = section[: section.index("\n## ", 3)]
+    for option in ("--max-cache-bytes", "--max-det-states", "--max-state-bytes"):
+        assert option in section
+
+
+def test_query_run_says_an_exploding_query_raises_a_memory_error():
+    """Query.run's docstring said such a query "runs slower but within its budget"
+    (the README's old promise); since the budget covers the live det-states, it
+    raises CeqlMemoryError naming the construct."""
+    doc = " ".join(ceql.Query.run.__doc__.split())
+    assert "explodes runs slower" not in doc
+    assert "explodes), the evaluation raises :class:`ceql.CeqlMemoryError`" in doc

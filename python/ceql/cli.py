@@ -1,6 +1,7 @@
 """``ceql`` command line: run a CEQL query over a CSV, JSON-lines or Parquet file.
 
     ceql run --query Q.ceql --input events.csv [--output matches.jsonl] [--time-field ts] [--plot matches.png]
+             [--max-cache-bytes N] [--max-det-states N] [--max-state-bytes N]
     ceql explain Q.ceql [--schema S] [--format text|dot|svg] [--output F]
 
 Exit status: 0 done, 1 a file that cannot be read or written (a closed output
@@ -13,10 +14,11 @@ standard error.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional
 
 from . import compile as compile_query
 from ._cli_input import FileError, Rows, UsageError, read_events
@@ -25,7 +27,7 @@ from ._cli_plot import PLOT_MATCHES, PlotSample, check_matplotlib
 from ._cli_streams import guard_standard_streams, progress_stream_open, stream_name, tell, write_lines
 from ._cli_wide import WideInteger
 from ._inputs import refuse_duplicate_columns
-from ._options import RunOptions
+from ._options import BUDGETS, RunOptions, _budget
 from ._sources import ArrowSource, ListSource
 from ._units import TIME_UNITS
 from .errors import CeqlError, CeqlEventError
@@ -98,13 +100,14 @@ def _run(args: argparse.Namespace) -> int:
         missing = check_matplotlib()
         if missing:
             raise UsageError(missing)
+    budgets = _budgets(args)
     import pyarrow.compute  # noqa: F401  (loaded before timing; Match.events uses it)
 
     t0 = time.perf_counter()
     events, wide = read_events(Path(args.input), args.type_field)
     read_s = time.perf_counter() - t0
     try:
-        runtime = RunOptions(args.time_field, args.time_unit, args.late).runtime(query)
+        runtime = RunOptions(args.time_field, args.time_unit, args.late, **budgets).runtime(query)
     except ValueError as e:
         raise UsageError(str(e)) from None
     writer = MatchWriter(args.output, not args.no_events) if args.output else None
@@ -144,7 +147,7 @@ def _run(args: argparse.Namespace) -> int:
     except CeqlError as e:  # CeqlMemoryError, CeqlInternalError
         if writer is not None:
             writer.close()
-        tell(f"ceql: {e}")
+        tell(f"ceql: {_BUDGET_NAME.sub(lambda m: '--' + m.group().replace('_', '-'), str(e))}")
         return 3
     except BaseException:
         if writer is not None:
@@ -192,6 +195,26 @@ def _plot(sample: PlotSample, events: Any, args: argparse.Namespace, query: Any)
         save(sample, data, args.plot, Path(args.query).name, groups[0][0] if groups else None)
     except (OSError, ValueError) as e:
         raise FileError(f"cannot write the plot {args.plot}: {e}") from None
+
+
+#: The budgets' names in the engine's messages, written as the options that set them.
+_BUDGET_NAME = re.compile(r"\b(?:%s)\b" % "|".join(BUDGETS))
+
+
+def _budgets(args: argparse.Namespace) -> Dict[str, int]:
+    """The memory budgets given as options, as the API's keyword arguments; a
+    value that is not a positive integer below 2^64 is a :class:`UsageError`."""
+    budgets = {}
+    for name in BUDGETS:
+        text = getattr(args, name)
+        if text is None:
+            continue
+        try:
+            budgets[name] = _budget(name, int(text))
+        except ValueError:
+            option = "--" + name.replace("_", "-")
+            raise UsageError(f"{option} must be a positive integer below 2**64, not {text!r}") from None
+    return budgets
 
 
 def _wide_integer_error(wide: WideInteger, events: Any) -> CeqlEventError:
@@ -317,6 +340,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     r.add_argument("--type-field", help="column with the event type (default: type, else event_type)")
     r.add_argument("--late", default="error", choices=["error", "drop"], help="time stamps going backwards")
     r.add_argument("--batch-size", type=_positive, default=65_536, help="rows per batch fed to the engine")
+    r.add_argument("--max-cache-bytes", metavar="N",
+                   help="memory budget of the determinization cache in bytes (default 64 MiB)")
+    r.add_argument("--max-det-states", metavar="N", help="det-states the cache may hold (default 4096)")
+    r.add_argument("--max-state-bytes", metavar="N",
+                   help="memory budget of the whole evaluation state in bytes (default: half of the memory "
+                        "the process may use)")
     r.add_argument("--no-events", action="store_true", help="omit the events' data from the output")
     r.add_argument("--quiet", action="store_true", help="hide the no-WITHIN warning")
     r.add_argument("--plot", metavar="PATH", help="draw the matches on a timeline into this image (PNG, SVG, PDF; "
