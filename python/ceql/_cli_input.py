@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 from ._cli_depth import check_json_text, check_schema, check_value
 from ._cli_wide import WideInteger, first_wide_integer
+from ._columns import without_float16
 
 
 class FileError(Exception):
@@ -60,6 +61,7 @@ def read_events(path: Path, type_field: Optional[str]) -> Tuple[Events, Optional
         events = _read(path, kind)
         if not isinstance(events, Rows):
             check_schema(events.schema)
+            events = without_float16(events)  # a Parquet float16 column, as the API reads it
         wide = None if isinstance(events, Rows) or kind == "parquet" else first_wide_integer(path, events, kind)
     except (OSError, pa.ArrowException, UnicodeDecodeError, ValueError) as e:
         raise FileError(f"cannot read {path}: {_one_line(e)}") from None
