@@ -39,6 +39,7 @@ class ClosedStream:
         raise OSError(errno.EBADF, f"{self.name} is closed")
 
     def isatty(self) -> bool:
+        """A closed stream is no terminal."""
         return False
 
 
