@@ -5,13 +5,20 @@ JSON-lines file whose columns pyarrow cannot type (a field holding a number in
 one line and a string in another) is read with Python's ``json`` module
 instead, as the Python API would read the same dicts; in both readers a column
 of JSON numbers with a fraction or an exponent anywhere is a column of doubles.
+An integer outside the 64-bit range is a bad event, as in the Python API (see
+:mod:`ceql._cli_wide`); a value nested more than 64 levels deep makes the file
+unreadable (see :mod:`ceql._cli_depth`).
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+from ._cli_depth import check_json_text, check_schema, check_value
+from ._cli_wide import WideInteger, first_wide_integer
+from ._columns import without_float16
 
 
 class FileError(Exception):
@@ -41,32 +48,51 @@ Events = Union[Any, Rows]  # a pyarrow Table, or Rows
 _BLOCK = 1 << 20  # pyarrow's JSON block size; a line longer than a block needs a larger one
 
 
-def read_events(path: Path, type_field: Optional[str]) -> Events:
+def read_events(path: Path, type_field: Optional[str]) -> Tuple[Events, Optional[WideInteger]]:
     """The events of ``path`` with their event-type column named ``type``
-    (``type_field``, else ``type``, else ``event_type``)."""
+    (``type_field``, else ``type``, else ``event_type``), and the first integer
+    beyond 64 bits that pyarrow read as a double (a bad event), if any."""
     import pyarrow as pa
 
     try:
-        events = _read(path)
+        kind = _format(path)
+        if kind == "jsonl":
+            check_json_text(path)
+        events = _read(path, kind)
+        if not isinstance(events, Rows):
+            check_schema(events.schema)
+            events = without_float16(events)  # a Parquet float16 column, as the API reads it
+        wide = None if isinstance(events, Rows) or kind == "parquet" else first_wide_integer(path, events, kind)
     except (OSError, pa.ArrowException, UnicodeDecodeError, ValueError) as e:
         raise FileError(f"cannot read {path}: {_one_line(e)}") from None
-    return _type_column(events, type_field)
+    return _type_column(events, type_field), wide
 
 
-def _read(path: Path) -> Events:
+def _format(path: Path) -> str:
+    """``parquet``, ``jsonl``, ``csv`` or ``tsv``, from the file's name."""
     suffixes = [s.lower() for s in path.suffixes]
     if ".parquet" in suffixes or ".pq" in suffixes:
+        return "parquet"
+    if ".jsonl" in suffixes or ".ndjson" in suffixes or ".json" in suffixes:
+        return "jsonl"
+    if ".csv" in suffixes or ".tsv" in suffixes:
+        return "tsv" if ".tsv" in suffixes else "csv"
+    raise UsageError(f"cannot tell the format of {path} from its name (use .csv, .tsv, .jsonl or .parquet)")
+
+
+def _read(path: Path, kind: str) -> Events:
+    if kind == "parquet":
         import pyarrow.parquet as pq
 
-        return pq.read_table(path)
-    if ".jsonl" in suffixes or ".ndjson" in suffixes or ".json" in suffixes:
+        if path.is_file():  # read_table refuses two columns of one name, which ceql reports as a bad event
+            with pq.ParquetFile(path) as f:
+                return f.read()
+        return pq.read_table(path)  # a directory of Parquet files
+    if kind == "jsonl":
         return _read_json_lines(path)
-    if ".csv" in suffixes or ".tsv" in suffixes:
-        import pyarrow.csv as pc
+    import pyarrow.csv as pc
 
-        parse = pc.ParseOptions(delimiter="\t") if ".tsv" in suffixes else None
-        return pc.read_csv(path, parse_options=parse)
-    raise UsageError(f"cannot tell the format of {path} from its name (use .csv, .tsv, .jsonl or .parquet)")
+    return pc.read_csv(path, parse_options=pc.ParseOptions(delimiter="\t") if kind == "tsv" else None)
 
 
 def _read_json_lines(path: Path) -> Events:
@@ -93,7 +119,8 @@ def _read_json_lines(path: Path) -> Events:
 def _python_json_lines(path: Path) -> Rows:
     """Every line of ``path`` parsed with ``json``; in a field whose numbers are
     ints in some lines and floats in others the ints become floats, as in a
-    column typed by pyarrow."""
+    column typed by pyarrow, but for ints beyond 64 bits, which stay ints for the
+    engine to refuse as bad events."""
     rows = []
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
@@ -105,11 +132,13 @@ def _python_json_lines(path: Path) -> Rows:
                 raise ValueError(f"line {number}: {e}") from None
             if not isinstance(row, dict):
                 raise ValueError(f"line {number}: an event must be a JSON object, not {type(row).__name__}")
+            for name, value in row.items():
+                check_value(value, f"line {number}, field `{name}`")
             rows.append(row)
     floats = {k for r in rows for k, v in r.items() if type(v) is float}
     for r in rows:
         for k in floats.intersection(r):
-            if type(r[k]) is int:
+            if type(r[k]) is int and -(2**63) <= r[k] < 2**63:
                 r[k] = float(r[k])
     return Rows(rows)
 

@@ -130,10 +130,53 @@ def pandas_to_arrow(frame: Any) -> Any:
             array = exact_array(values, reserved=name in ("type", "stream"))
         else:
             try:
-                array = pa.Array.from_pandas(col)
+                array = widened_array(pa.Array.from_pandas(col))
             except (pa.ArrowException, OverflowError, TypeError, ValueError):
                 array = None
         if array is None:
             return None
         arrays.append(array)
     return pa.Table.from_arrays(arrays, names=[str(n) for n in frame.columns])
+
+
+def without_float16(data: Any) -> Any:
+    """Arrow data (a pyarrow Table, RecordBatch or RecordBatchReader) with every
+    half-float column, also inside lists and structs, cast to double: exactly, as
+    ``np.float16`` values are read as Python floats. The engine has no half-float
+    columns; other data, and data without any, is returned as it is."""
+    import pyarrow as pa
+
+    if not isinstance(data, (pa.Table, pa.RecordBatch, pa.RecordBatchReader)):
+        return data
+    schema = data.schema
+    try:
+        wide = pa.schema([f.with_type(_widened(f.type)) for f in schema], metadata=schema.metadata)
+    except RecursionError:  # a type nested too deeply for anyone: the engine says so
+        return data
+    if wide.equals(schema):
+        return data
+    if isinstance(data, pa.RecordBatchReader):
+        return pa.RecordBatchReader.from_batches(wide, (batch.cast(wide) for batch in data))
+    return data.cast(wide)
+
+
+def widened_array(array: Any) -> Any:
+    """A pyarrow Array with half floats cast to double (see :func:`without_float16`)."""
+    wide = _widened(array.type)
+    return array if wide.equals(array.type) else array.cast(wide)
+
+
+def _widened(t: Any) -> Any:
+    """``t`` with float16 replaced by float64, in lists and structs too."""
+    import pyarrow as pa
+
+    if pa.types.is_float16(t):
+        return pa.float64()
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        value = t.value_field.with_type(_widened(t.value_type))
+        if pa.types.is_fixed_size_list(t):
+            return pa.list_(value, t.list_size)
+        return pa.large_list(value) if pa.types.is_large_list(t) else pa.list_(value)
+    if pa.types.is_struct(t):
+        return pa.struct([f.with_type(_widened(f.type)) for f in t])
+    return t

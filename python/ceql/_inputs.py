@@ -10,9 +10,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional, Tuple
 
-from ._columns import pandas_to_arrow, records_to_arrow
+from ._columns import pandas_to_arrow, records_to_arrow, without_float16
 from ._sources import ArrowSource, ListSource
-from ._units import TIME_UNITS, time_unit_nanos  # noqa: F401  (re-exported: ceql.spark._input imports them here)
 from .errors import CeqlEventError
 
 
@@ -122,38 +121,41 @@ def record_batches(data: Any) -> Iterable[Any]:
 
 def rereadable_arrow(obj: Any) -> Any:
     """Arrow data whose rows can be read again after the engine has consumed it, so
-    that ``Match.events`` can find them: a pyarrow Table or RecordBatch as it is;
+    that ``Match.events`` can find them, half floats cast to double
+    (:func:`ceql._columns.without_float16`): a pyarrow Table or RecordBatch as it is;
     anything else with ``__arrow_c_stream__`` (a polars DataFrame, a one-shot
     ``RecordBatchReader``) read into a pyarrow Table first, without copying the
     buffers of producers that share them."""
     if hasattr(obj, "take"):
-        return obj
+        return without_float16(obj)
     import pyarrow as pa
 
-    return pa.table(obj)
+    return without_float16(pa.table(obj))
 
 
 def checked_arrow(obj: Any, position: int) -> Any:
     """Arrow data for the engine, its column names checked (see
-    :func:`refuse_duplicate_columns`): pyarrow Tables, RecordBatches and readers
-    and polars DataFrames as they are (a polars frame with a Null column read
+    :func:`refuse_duplicate_columns`) and its half floats cast to double
+    (:func:`ceql._columns.without_float16`): pyarrow Tables, RecordBatches and readers
+    and polars DataFrames as they are (a polars frame with a Null or Float16 column read
     into pyarrow first), any other ``__arrow_c_stream__`` producer
     opened as a pyarrow ``RecordBatchReader`` (no copy) so that its schema can be
     read before its rows."""
     module, name = type(obj).__module__, type(obj).__name__
     if module.startswith("polars") and name == "DataFrame":
         names = obj.columns
-        if any(str(t) == "Null" for t in obj.dtypes):
+        if any(str(t) in ("Null", "Float16") for t in obj.dtypes):
             import pyarrow as pa
 
             # polars exports a Null column with a buffer, which the Arrow C data
             # import of arrow-rs refuses; pyarrow's import takes it (no copy).
-            obj = pa.table(obj)
+            obj = without_float16(pa.table(obj))
     else:
         if not (module.startswith("pyarrow") and name in ("Table", "RecordBatch", "RecordBatchReader")):
             import pyarrow as pa
 
             obj = pa.RecordBatchReader.from_stream(obj)
+        obj = without_float16(obj)
         names = obj.schema.names
     refuse_duplicate_columns(names, position)
     return obj

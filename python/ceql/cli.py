@@ -1,6 +1,7 @@
 """``ceql`` command line: run a CEQL query over a CSV, JSON-lines or Parquet file.
 
     ceql run --query Q.ceql --input events.csv [--output matches.jsonl] [--time-field ts] [--plot matches.png]
+             [--max-cache-bytes N] [--max-det-states N] [--max-state-bytes N]
     ceql explain Q.ceql [--schema S] [--format text|dot|svg] [--output F]
 
 Exit status: 0 done, 1 a file that cannot be read or written (a closed output
@@ -13,17 +14,20 @@ standard error.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional
 
 from . import compile as compile_query
 from ._cli_input import FileError, Rows, UsageError, read_events
 from ._cli_output import MatchWriter
 from ._cli_plot import PLOT_MATCHES, PlotSample, check_matplotlib
+from ._cli_streams import guard_standard_streams, progress_stream_open, stream_name, tell, write_lines
+from ._cli_wide import WideInteger
 from ._inputs import refuse_duplicate_columns
-from ._options import RunOptions
+from ._options import BUDGETS, RunOptions, _budget
 from ._sources import ArrowSource, ListSource
 from ._units import TIME_UNITS
 from .errors import CeqlError, CeqlEventError
@@ -47,7 +51,8 @@ def _progress(total: int) -> Any:
         from tqdm import tqdm
     except ImportError:  # optional dependency
         return None
-    return tqdm(total=total, unit="ev", unit_scale=True, disable=total < PROGRESS_MIN_ROWS, file=sys.stderr)
+    hidden = total < PROGRESS_MIN_ROWS or not progress_stream_open()
+    return tqdm(total=total, unit="ev", unit_scale=True, disable=hidden, file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,11 +63,11 @@ def run(args: argparse.Namespace) -> int:
         return _run(args)
     except (FileError, UsageError) as e:
         _silence_closed_stdout()
-        print(f"ceql: {e}", file=sys.stderr)
+        tell(f"ceql: {e}")
         return 1 if isinstance(e, FileError) else 2
     except BrokenPipeError:  # the summary's reader went away
         _silence_closed_stdout()
-        print("ceql: cannot write standard output: the reader closed the pipe", file=sys.stderr)
+        tell("ceql: cannot write standard output: the reader closed the pipe")
         return 1
 
 
@@ -86,22 +91,23 @@ def _run(args: argparse.Namespace) -> int:
     try:
         query = compile_query(text, schema)
     except CeqlError as e:
-        print(str(e).replace("--> query", f"--> {args.query}", 1), file=sys.stderr)
+        tell(str(e).replace("--> query", f"--> {args.query}", 1))
         return 2
     for w in query.warnings:
         if w.code != "W0402" or not args.quiet:
-            print(str(w), file=sys.stderr)
+            tell(str(w))
     if args.plot:
         missing = check_matplotlib()
         if missing:
             raise UsageError(missing)
+    budgets = _budgets(args)
     import pyarrow.compute  # noqa: F401  (loaded before timing; Match.events uses it)
 
     t0 = time.perf_counter()
-    events = read_events(Path(args.input), args.type_field)
+    events, wide = read_events(Path(args.input), args.type_field)
     read_s = time.perf_counter() - t0
     try:
-        runtime = RunOptions(args.time_field, args.time_unit, args.late).runtime(query)
+        runtime = RunOptions(args.time_field, args.time_unit, args.late, **budgets).runtime(query)
     except ValueError as e:
         raise UsageError(str(e)) from None
     writer = MatchWriter(args.output, not args.no_events) if args.output else None
@@ -126,20 +132,22 @@ def _run(args: argparse.Namespace) -> int:
     try:
         if not isinstance(events, Rows):
             refuse_duplicate_columns(events.column_names, 0)
-        for matches in _pushes(runtime, events, source, args.batch_size, bar):
+        for matches in _pushes(runtime, events, source, args.batch_size, bar, wide.position if wide else None):
             emit(matches, source)
+        if wide is not None:
+            raise _wide_integer_error(wide, events)
         if writer is not None:
             writer.close()
     except CeqlEventError as e:
         emit(e.matches, source)
         if writer is not None:
             writer.close()
-        print(f"ceql: {e}", file=sys.stderr)
+        tell(f"ceql: {e}")
         return 3
     except CeqlError as e:  # CeqlMemoryError, CeqlInternalError
         if writer is not None:
             writer.close()
-        print(f"ceql: {e}", file=sys.stderr)
+        tell(f"ceql: {_BUDGET_NAME.sub(lambda m: '--' + m.group().replace('_', '-'), str(e))}")
         return 3
     except BaseException:
         if writer is not None:
@@ -151,24 +159,28 @@ def _run(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - t1
     stats = runtime.stats()
     rate = stats["events"] / elapsed if elapsed > 0 else float("inf")
-    print(f"events:     {stats['events']:,} ({args.input}, read in {read_s:.2f} s)", file=summary)
-    print(f"matches:    {found:,}" + (f" -> {args.output}" if args.output and args.output != "-" else ""), file=summary)
-    print(f"time:       {elapsed:.3f} s", file=summary)
-    print(f"throughput: {rate:,.0f} events/s", file=summary)
+    lines = [
+        f"events:     {stats['events']:,} ({args.input}, read in {read_s:.2f} s)",
+        f"matches:    {found:,}" + (f" -> {args.output}" if args.output and args.output != "-" else ""),
+        f"time:       {elapsed:.3f} s",
+        f"throughput: {rate:,.0f} events/s",
+    ]
     dropped = stats["late_dropped"] + stats["no_key"]
     if dropped:
-        print(f"not matched: {stats['late_dropped']:,} late, {stats['no_key']:,} without partition key", file=summary)
-    print(
+        lines.append(f"not matched: {stats['late_dropped']:,} late, {stats['no_key']:,} without partition key")
+    lines.append(
         f"engine:     {stats['det_states']} det-states, {stats['cache_clears']} cache clears, "
-        f"{stats['partitions']} live partitions, {stats['live_nodes']:,} tECS nodes",
-        file=summary,
-    )
-    for m in examples:
-        print(f"  e.g. {m!r}", file=summary)
+        f"{stats['partitions']} live partitions, {stats['live_nodes']:,} tECS nodes")
+    lines.extend(f"  e.g. {m!r}" for m in examples)
     if plotted is not None:
         _plot(plotted, events, args, query)
-        print(f"plot:       {args.plot}", file=summary)
-    summary.flush()
+        lines.append(f"plot:       {args.plot}")
+    try:
+        write_lines(summary, lines)
+    except BrokenPipeError:
+        raise FileError(f"cannot write {stream_name(summary)}: the reader closed the pipe") from None
+    except OSError as e:
+        raise FileError(f"cannot write {stream_name(summary)}: {e}") from None
     return 0
 
 
@@ -185,9 +197,38 @@ def _plot(sample: PlotSample, events: Any, args: argparse.Namespace, query: Any)
         raise FileError(f"cannot write the plot {args.plot}: {e}") from None
 
 
-def _pushes(runtime: Any, events: Any, source: Any, max_rows: int, bar: Any) -> Iterator[List[Any]]:
-    """Feeds ``events`` to the engine and yields the matches of each push
-    (``source`` is where their events' data is).
+#: The budgets' names in the engine's messages, written as the options that set them.
+_BUDGET_NAME = re.compile(r"\b(?:%s)\b" % "|".join(BUDGETS))
+
+
+def _budgets(args: argparse.Namespace) -> Dict[str, int]:
+    """The memory budgets given as options, as the API's keyword arguments; a
+    value that is not a positive integer below 2^64 is a :class:`UsageError`."""
+    budgets = {}
+    for name in BUDGETS:
+        text = getattr(args, name)
+        if text is None:
+            continue
+        try:
+            budgets[name] = _budget(name, int(text))
+        except ValueError:
+            option = "--" + name.replace("_", "-")
+            raise UsageError(f"{option} must be a positive integer below 2**64, not {text!r}") from None
+    return budgets
+
+
+def _wide_integer_error(wide: WideInteger, events: Any) -> CeqlEventError:
+    """The error the Python API raises for the same integer beyond 64 bits."""
+    kind = events.column("type")[wide.position].as_py()
+    typed = f" (type `{kind}`)" if isinstance(kind, str) else ""
+    rendered = f"event at position {wide.position}{typed}, field `{wide.field}`: {wide.message}"
+    return CeqlEventError(rendered, position=wide.position, field=wide.field, event_type=kind, message=wide.message)
+
+
+def _pushes(runtime: Any, events: Any, source: Any, max_rows: int, bar: Any,
+            stop: Optional[int] = None) -> Iterator[List[Any]]:
+    """Feeds ``events`` to the engine, the rows before ``stop`` if given, and
+    yields the matches of each push (``source`` is where their events' data is).
 
     Rows go in slices of at most ``max_rows`` (``--batch-size``), fewer while
     they complete many complex events: the next slice is sized so that its
@@ -203,7 +244,7 @@ def _pushes(runtime: Any, events: Any, source: Any, max_rows: int, bar: Any) -> 
             return events.rows[start : start + n]
     else:
         push = runtime.push_arrow
-        total = events.num_rows
+        total = events.num_rows if stop is None else stop
 
         def part(start: int, n: int) -> Any:
             return events.slice(start, n)
@@ -238,13 +279,13 @@ def explain(args: argparse.Namespace) -> int:
         try:
             query = compile_query(text, schema)
         except CeqlError as e:
-            print(str(e).replace("--> query", f"--> {args.query}", 1), file=sys.stderr)
+            tell(str(e).replace("--> query", f"--> {args.query}", 1))
             return 2
         if args.format == "text":
             out = query.explain()
         else:
             for w in query.warnings:
-                print(str(w), file=sys.stderr)
+                tell(str(w))
             out = query.to_dot()
             if args.format == "svg":
                 try:
@@ -257,15 +298,20 @@ def explain(args: argparse.Namespace) -> int:
             except OSError as e:
                 raise FileError(f"cannot write {args.output}: {e}") from None
         else:
-            sys.stdout.write(out)
-            sys.stdout.flush()
+            try:
+                sys.stdout.write(out)
+                sys.stdout.flush()
+            except BrokenPipeError:
+                raise
+            except OSError as e:
+                raise FileError(f"cannot write standard output: {e}") from None
         return 0
     except (FileError, UsageError) as e:
-        print(f"ceql: {e}", file=sys.stderr)
+        tell(f"ceql: {e}")
         return 1 if isinstance(e, FileError) else 2
     except BrokenPipeError:
         _silence_closed_stdout()
-        print("ceql: cannot write standard output: the reader closed the pipe", file=sys.stderr)
+        tell("ceql: cannot write standard output: the reader closed the pipe")
         return 1
 
 
@@ -281,6 +327,7 @@ def _positive(text: str) -> int:
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Entry point of the ``ceql`` command."""
+    guard_standard_streams()
     parser = argparse.ArgumentParser(prog="ceql", description="Complex event recognition with CEQL.")
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run a query over a file of events")
@@ -293,6 +340,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     r.add_argument("--type-field", help="column with the event type (default: type, else event_type)")
     r.add_argument("--late", default="error", choices=["error", "drop"], help="time stamps going backwards")
     r.add_argument("--batch-size", type=_positive, default=65_536, help="rows per batch fed to the engine")
+    r.add_argument("--max-cache-bytes", metavar="N",
+                   help="memory budget of the determinization cache in bytes (default 64 MiB)")
+    r.add_argument("--max-det-states", metavar="N", help="det-states the cache may hold (default 4096)")
+    r.add_argument("--max-state-bytes", metavar="N",
+                   help="memory budget of the whole evaluation state in bytes (default: half of the memory "
+                        "the process may use)")
     r.add_argument("--no-events", action="store_true", help="omit the events' data from the output")
     r.add_argument("--quiet", action="store_true", help="hide the no-WITHIN warning")
     r.add_argument("--plot", metavar="PATH", help="draw the matches on a timeline into this image (PNG, SVG, PDF; "

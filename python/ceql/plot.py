@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 __all__ = ["timeline", "save_timeline", "COLOR_BY"]
 

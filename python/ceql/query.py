@@ -72,8 +72,13 @@ class Query:
         :class:`ceql.CeqlEventError` unless ``late="drop"``.
 
         ``max_cache_bytes`` / ``max_det_states`` bound the lazy determinization cache
-        (defaults 64 MiB / 4096 states); when full it is cleared and rebuilt, so a
-        query whose determinization explodes runs slower but within its budget.
+        (defaults 64 MiB / 4096 states), the det-states that live runs are in
+        included. When it is full it is cleared and rebuilt from the det-states
+        still in use, so a query with many det-states runs slower but within its
+        budget; when the det-states in use alone exceed it (a query whose
+        determinization explodes), the evaluation raises
+        :class:`ceql.CeqlMemoryError`, whose message names the construct of the
+        query that multiplies them and the limit to raise.
 
         ``max_state_bytes`` bounds the whole state of the evaluation: the
         determinization cache, the tECS nodes of partial matches, and the

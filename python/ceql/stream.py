@@ -45,6 +45,16 @@ def _serialised(method: Callable[..., T]) -> Callable[..., T]:
     return serialised
 
 
+def _attach_matches(error: BaseException, matches: List[Any]) -> None:
+    """Gives ``error``, raised by the iterator of :meth:`Stream.push_many`, the
+    matches of the events pulled before it (in ``matches``), when the exception
+    takes attributes."""
+    try:
+        error.matches = list(matches)  # type: ignore[attr-defined]
+    except (AttributeError, TypeError):
+        pass
+
+
 class Stream:
     """Stateful evaluator: :meth:`push` events as they arrive and get the complex
     events that end at them.
@@ -85,26 +95,54 @@ class Stream:
 
     @_serialised
     def push_many(self, events: Iterable[Any]) -> List["_ceql.Match"]:
-        """Pushes events in order; returns the matches, in order of ``end``. If an
-        event is bad, the :class:`ceql.CeqlEventError` carries the matches that
-        ended before it in ``matches`` (the events before it were processed)."""
+        """Pushes events in order; returns the matches, in order of ``end``.
+
+        If an event is bad, the :class:`ceql.CeqlEventError` carries the matches
+        that ended before it in ``matches`` (the events before it were processed).
+
+        If iterating over ``events`` raises (a generator reading a socket that
+        fails, say), every event pulled before the exception is processed first
+        (the stream's :attr:`position` then counts them all), and the exception is
+        re-raised with the matches of the call in its ``matches`` attribute, as for
+        a bad event: nothing pulled is lost, and the stream can go on. (Should one of
+        those events be bad, its ``CeqlEventError`` is raised instead, with the
+        iterator's exception as its ``__context__``.)"""
         kind = classify(events)
         if kind is not Kind.ITERABLE:
             return self._push_batch(events, kind)
         out: List[Any] = []
         chunk: List[Any] = []
+        iterator = iter(events)
+        while True:
+            try:
+                ev = next(iterator)
+            except StopIteration:
+                break
+            except BaseException as failure:
+                if chunk:
+                    try:
+                        self._push_pulled(chunk, out)
+                    except BaseException as error:
+                        error.__context__ = error.__context__ or failure  # exceptions from Rust come unchained
+                        raise
+                _attach_matches(failure, out)
+                raise
+            chunk.append(ev)
+            if len(chunk) == _CHUNK:
+                self._push_pulled(chunk, out)
+                chunk = []
+        if chunk:
+            self._push_pulled(chunk, out)
+        return out
+
+    def _push_pulled(self, chunk: List[Any], out: List[Any]) -> None:
+        """Pushes ``chunk``, events pulled by :meth:`push_many`, and appends their
+        matches to ``out``; a bad event's error gets ``out`` before its own matches."""
         try:
-            for ev in events:
-                chunk.append(ev)
-                if len(chunk) == _CHUNK:
-                    out.extend(self._push_list(chunk))
-                    chunk = []
-            if chunk:
-                out.extend(self._push_list(chunk))
+            out.extend(self._push_list(chunk))
         except CeqlEventError as e:
             e.matches = out + e.matches
             raise
-        return out
 
     @_serialised
     def push_batch(self, batch: Any) -> List["_ceql.Match"]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence, Union
 
-from ceql._inputs import TIME_UNITS, time_unit_nanos
+from ceql._units import TIME_UNITS, time_unit_nanos
 
 from ._engine import TIME
 from ._match_id import H0, H1
