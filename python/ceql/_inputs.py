@@ -73,6 +73,7 @@ def for_push(events: Any, kind: Kind, position: int) -> Pushable:
     if kind is Kind.ARROW:
         table = rereadable_arrow(events)
         refuse_duplicate_columns(table.schema.names, position)
+        refuse_deep_types(table.schema, position)
         return Pushable(table=table)
     if kind is Kind.PANDAS:
         refuse_duplicate_columns(events.columns, position)
@@ -157,6 +158,7 @@ def checked_arrow(obj: Any, position: int) -> Any:
             obj = pa.RecordBatchReader.from_stream(obj)
         obj = without_float16(obj)
         names = obj.schema.names
+        refuse_deep_types(obj.schema, position)
     refuse_duplicate_columns(names, position)
     return obj
 
@@ -224,3 +226,24 @@ def refuse_duplicate_columns(names: Iterable[Any], position: int) -> None:
             message = f"the input has {n} columns named `{name}`; column names must be unique"
             raise CeqlEventError(f"event at position {position}, field `{name}`: {message}", position=position,
                                  field=name, event_type=None, message=message)
+
+
+#: Deepest nesting of list, struct and map types in an Arrow column that ceql
+#: accepts: the Arrow C data import recurses once per level, and 200 levels are
+#: enough to overflow a 256 KiB thread's stack. The CLI's value limit is the same.
+MAX_TYPE_DEPTH = 64
+
+
+def refuse_deep_types(schema: Any, position: int) -> None:
+    """Raises :class:`CeqlEventError` naming the column when a column of the Arrow
+    ``schema`` nests types more than :data:`MAX_TYPE_DEPTH` levels deep (walked
+    without recursion, so that the check itself is safe on a small stack)."""
+    for field in schema:
+        stack = [(field.type, 1)]
+        while stack:
+            t, depth = stack.pop()
+            if depth > MAX_TYPE_DEPTH:
+                message = f"the column's type nests more than {MAX_TYPE_DEPTH} levels deep"
+                raise CeqlEventError(f"event at position {position}, field `{field.name}`: {message}",
+                                     position=position, field=field.name, event_type=None, message=message)
+            stack.extend((t.field(i).type, depth + 1) for i in range(t.num_fields))
