@@ -1,13 +1,13 @@
 """An independent, deliberately naive evaluator for the one query shape the tutorials run on
-large inputs, written from docs/language.md §3.3 and §3.7-§3.10 (no automata, no engine):
+large inputs, written from docs/language.md#s3-3 and #s3-7 to #s3-10 (no automata, no engine):
 
     SELECT [ALL] * WHERE s1 ; s2 ; ... ; sk  [PARTITION BY [a]]  WITHIN n [c] | duration
     [CONSUME BY NONE | ANY | PARTITION]
 
 where every step ``s_m`` is one event (a type set and unary filters), so a match is a tuple
 of positions ``i1 < ... < ik``, all in the same partition, each satisfying its step, with
-``w(ik) − w(i1) ≤ n`` (inclusive window, §3.7) and ``i1`` after the partition's last reset
-(§3.9-§3.10). The brute-force oracle of tests/oracle is exact for every query but too slow for
+``w(ik) − w(i1) ≤ n`` (inclusive window, docs/language.md#s3-7) and ``i1`` after the partition's last reset
+(docs/language.md#s3-9 to #s3-10). The brute-force oracle of tests/oracle is exact for every query but too slow for
 the 20,000-event stock sample; this one handles exactly this shape, fast enough, so that the
 numbers the tutorials show are checked against the semantics and not only against the engine.
 """

@@ -152,7 +152,7 @@ def test_time_field_units_and_time_going_backwards():
     assert as_triples(q.run([ev("A", 5), ev("B", 3), ev("B", 6)], time_field="ts", late="drop")) == [(0, 2, (0, 2))]
     with pytest.raises(ceql.CeqlEventError):
         q.run([{"type": "A"}], time_field="ts")
-    # With late="drop", an event without time stamp is dropped like a late one (§3.7).
+    # With late="drop", an event without time stamp is dropped like a late one (docs/language.md#s3-7).
     assert as_triples(q.run([ev("A", 0), {"type": "B"}, ev("B", 1)], time_field="ts", late="drop")) == [(0, 2, (0, 2))]
     with pytest.raises(ValueError):
         q.run([], time_field="ts", time_unit="minutes")
@@ -199,14 +199,14 @@ def test_describe_and_statistics():
 @pytest.mark.parametrize(
     "clauses, expected",
     [
-        # §3.9: PARTITION BY evaluates each key's substream apart ...
+        # docs/language.md#s3-9: PARTITION BY evaluates each key's substream apart ...
         ("PARTITION BY [k] WITHIN 5 seconds", True),
         ("PARTITION BY [k] WITHIN 3 [ts]", True),
         ("PARTITION BY [k] CONSUME BY PARTITION", True),
         ("PARTITION BY [k]", True),
-        # ... except where §3.7 counts positions of the whole stream,
+        # ... except where docs/language.md#s3-7 counts positions of the whole stream,
         ("PARTITION BY [k] WITHIN 5 EVENTS", False),
-        # or §3.10 lets one key's match reset every partition;
+        # or docs/language.md#s3-10 lets one key's match reset every partition;
         ("PARTITION BY [k] CONSUME BY ANY", False),
         # without PARTITION BY there is one substream, nothing to split.
         ("WITHIN 5 seconds", False),
@@ -318,7 +318,7 @@ def test_polars_dataframe():
 
 def test_strategies_with_a_trailing_not():
     """The final state is entered by a non-marking transition: NEXT/LAST select by
-    the first final state in preference order (reference §5.5, (C3)). Expected sets
+    the first final state in preference order (docs/language.md#s5-5, (C3)). Expected sets
     come from the brute-force oracle."""
     from oracle import evaluate
 

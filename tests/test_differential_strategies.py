@@ -1,6 +1,6 @@
 """Randomized differential tests of the selection strategies (NEXT, LAST, MAX,
 STRICT) against the brute-force oracle, which implements each strategy from its
-definition (reference §3.6) over all valuations with the same end.
+definition (docs/language.md#s3-6) over all valuations with the same end.
 
 The queries come from ``tests/gen`` with every feature switched on (projection,
 windows, PARTITION BY, CONSUME BY, LIMIT, NOT, filters), in open mode and with a

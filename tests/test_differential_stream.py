@@ -144,7 +144,7 @@ def _check_stream_inner(case: gen.Case, data, snapshot: bool):
     event("oracle: " + gen.outcome_label(oracle_out))
     # streaming vs the oracle
     gen.check_outcomes(case, oracle_out, streamed)
-    # streaming vs run(): the same list, in the same order (LIMIT choice included, §3.11)
+    # streaming vs run(): the same list, in the same order (LIMIT choice included, docs/language.md#s3-11)
     assert streamed[0] == run_out[0], "run(): %s, stream: %s\n%r" % (run_out, streamed, case)
     if streamed[0] == "ok":
         assert streamed[1] == run_out[1], "run() and stream() differ:\nrun:    %s\nstream: %s\n%r" % (

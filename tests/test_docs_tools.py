@@ -51,6 +51,15 @@ def test_code_and_markdown_rewrites(tmp_path: Path):
 def test_dry_run_on_the_repository_finds_only_known_sections(capsys):
     assert rc.main([]) == 0
     out = capsys.readouterr().out
-    edits = [line for line in out.splitlines() if line.startswith("EDIT ")]
-    assert len(edits) > 100
+    edits = {line.split()[1].split(":")[0] for line in out.splitlines() if line.startswith("EDIT ")}
+    # The citations were rewritten (--apply); what is left on purpose: the explain
+    # output's own text ("reference §5.2" means the language reference; the guide
+    # page shows that output verbatim), the README's and architecture page's code
+    # blocks (no links there), and this file's fixtures.
+    assert edits <= {
+        "README.md", "docs/architecture.md", "docs/guide/explain.md", "python/ceql/explain.py",
+        "crates/ceql-engine/src/explain/cache.rs", "crates/ceql-engine/src/explain/formula.rs",
+        "crates/ceql-engine/src/explain/mod.rs", "crates/ceql-engine/src/explain/text.rs",
+        "tests/test_docs_tools.py",
+    }, edits
     assert "no such section" not in out

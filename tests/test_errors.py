@@ -1,4 +1,4 @@
-"""Static checks of reference §4: every error code of the table, with the exact
+"""Static checks of docs/language.md#s4: every error code of the table, with the exact
 location of the caret, and the error classes of the Python API."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 (ceql/explain.py), checked against the compiled automaton: one DOT node per state and one
 edge per transition (``describe()``), labels that name the types, filters and variables of
 the query, final states marked; for small queries, the automaton of the construction of
-docs/language.md §5.4 derived by hand."""
+docs/language.md#s5-4 derived by hand."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 import ceql
 import ceql.explain as cx
 
-# Every construct of the language (CEQL has no AND between formulas: §2.2).
+# Every construct of the language (CEQL has no AND between formulas: docs/language.md#s2-2).
 QUERIES = {
     "seq": "SELECT * FROM S WHERE A ; B",
     "contiguous": "SELECT * FROM S WHERE A : B",
@@ -88,7 +88,7 @@ def _triples(q):
 
 
 def test_sequence_is_the_construction_of_the_specification():
-    # §5.4: A ; B is q0 -A-> q1, the TRUE loop of `;` on q1, q1 -B-> q2 (final).
+    # docs/language.md#s5-4: A ; B is q0 -A-> q1, the TRUE loop of `;` on q1, q1 -B-> q2 (final).
     q = ceql.compile(QUERIES["seq"])
     assert _triples(q) == [(0, 1, "A"), (1, 1, "TRUE"), (1, 2, "B")]
     # `:` has no TRUE loop.
@@ -96,7 +96,7 @@ def test_sequence_is_the_construction_of_the_specification():
 
 
 def test_iteration_is_the_construction_of_the_specification():
-    # §5.4, ψ+ with a fresh state h: from q0 to f and h; h reads A to f and to h, and
+    # docs/language.md#s5-4, ψ+ with a fresh state h: from q0 to f and h; h reads A to f and to h, and
     # loops on TRUE (without the loop for :+). Trimming drops the atom's initial state.
     plus = _triples(ceql.compile("SELECT * FROM S WHERE A+"))
     assert plus == [(0, 1, "A"), (0, 2, "A"), (2, 1, "A"), (2, 2, "A"), (2, 2, "TRUE")]
@@ -117,7 +117,7 @@ def test_labels_name_filters_variables_and_marks():
     _, edges = parse_dot(ceql.compile(QUERIES["projection"]).to_dot())
     assert {(label, style) for _, _, label, style in edges if "AS" in label} == {("A\nAS x", "solid"), ("B\nAS y", "dashed")}
     assert all(style == "dashed" for _, _, _, style in parse_dot(ceql.compile(QUERIES["select_none"]).to_dot())[1])
-    # FILTER ... OR ...: the filtered formula is copied (§5.1), one copy per alternative.
+    # FILTER ... OR ...: the filtered formula is copied (docs/language.md#s5-1), one copy per alternative.
     q = ceql.compile(QUERIES["filter_or"])
     assert q._native.normalized_formula() == "(A[v > 1] AS x ; B) OR (A[v < 0] AS x ; B)"
     assert {label for _, _, label, _ in parse_dot(q.to_dot())[1] if label.startswith("A")} == {"A[v > 1]\nAS x", "A[v < 0]\nAS x"}
@@ -127,7 +127,7 @@ def test_labels_name_filters_variables_and_marks():
 
 
 def test_strict_drops_the_skip_loops():
-    # STRICT (§5.5): the transitions without comparison mark (the TRUE loops) are removed.
+    # STRICT (docs/language.md#s5-5): the transitions without comparison mark (the TRUE loops) are removed.
     strict = parse_dot(ceql.compile(QUERIES["strict"]).to_dot())[1]
     assert strict and all(label != "TRUE" for _, _, label, _ in strict)
     assert len(strict) == len(parse_dot(ceql.compile("SELECT * FROM S WHERE A ; B ; C").to_dot())[1]) - 2

@@ -6,7 +6,7 @@
   input path gives the answer of the dicts.
 * NaN as a partition key: in dicts and in Arrow data a NaN is a double (Arrow
   tells NaN from null), and NaN keys of the same bits are equal (docs/language.md
-  §3.8). In a pandas frame NaN is pandas' missing value (``isna``, and
+  docs/language.md#s3-8). In a pandas frame NaN is pandas' missing value (``isna``, and
   ``groupby`` drops NaN keys by default): the event has no key, as with ``None``.
 """
 
@@ -82,7 +82,7 @@ def test_a_nan_key_is_a_value_in_dicts_and_arrow_and_missing_in_pandas():
     q = ceql.compile(NAN_QUERY)
     nan = float("nan")
     events = [{"type": "A", "k": nan}, {"type": "B", "k": nan}, {"type": "A", "k": 1.0}, {"type": "B", "k": 1.0}]
-    # §3.8: doubles are compared by bit pattern, so the two NaNs are one key.
+    # docs/language.md#s3-8: doubles are compared by bit pattern, so the two NaNs are one key.
     assert _positions(q.run(events)) == [(0, 1), (2, 3)]
     table = pa.table({"type": ["A", "B", "A", "B"], "k": pa.array([nan, nan, 1.0, 1.0], pa.float64())})
     assert table.column("k").null_count == 0

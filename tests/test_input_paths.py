@@ -9,8 +9,8 @@ field) with the same complex events before it where the path reports them.
 
 Values cover Python int/float/str/bool/None, missing keys and numpy scalars;
 columns are sometimes of one kind and sometimes mixed. The reference is the list
-of dicts, whose semantics the reference specification fixes (§1.1: a value's own
-Python type; §3.8: ``int 1`` and ``double 1.0`` are different keys). NaN is not
+of dicts, whose semantics the reference specification fixes (docs/language.md#s1-1: a value's own
+Python type; docs/language.md#s3-8: ``int 1`` and ``double 1.0`` are different keys). NaN is not
 generated: pandas reads it as a missing value by design.
 
 The tabular forms are built here without ceql's own conversion: an Arrow column
@@ -36,9 +36,9 @@ pl = pytest.importorskip("polars")
 EXAMPLES = int(os.environ.get("CEQL_PATHS_EXAMPLES", "150"))
 
 QUERIES = [
-    # int / int truncates, a float divides (§3.4): a float column must stay float, an int column int
+    # int / int truncates, a float divides (docs/language.md#s3-4): a float column must stay float, an int column int
     "SELECT * FROM S WHERE A ; B FILTER A[x / 2 = 1] WITHIN 4 EVENTS",
-    # keys are equal only with equal types (§3.8)
+    # keys are equal only with equal types (docs/language.md#s3-8)
     "SELECT * FROM S WHERE A ; B PARTITION BY [k] WITHIN 4 EVENTS",
     "SELECT * FROM S WHERE A ; B+ PARTITION BY [x] WITHIN 3 EVENTS",
     # booleans are not numbers; comparing them with one is a data error on both paths

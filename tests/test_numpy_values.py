@@ -14,7 +14,7 @@ import pytest
 
 import ceql
 
-# Partition keys are equal only when their values and types are (reference §3.8):
+# Partition keys are equal only when their values and types are (docs/language.md#s3-8):
 # an A keyed by the numpy value and a B keyed by its Python equivalent match
 # exactly when the numpy value was read as that Python value.
 KEYED = ceql.compile("SELECT * FROM S WHERE A ; B PARTITION BY [k] WITHIN 10 EVENTS")

@@ -1,5 +1,5 @@
-"""Unit tests of the oracle: lexer/parser (spec §2), predicate logic (§3.4), static checks (§4)
-and a few pipeline rules (§3.7-§3.10) on hand-checked examples."""
+"""Unit tests of the oracle: lexer/parser (docs/language.md#s2), predicate logic (docs/language.md#s3-4), static checks (docs/language.md#s4)
+and a few pipeline rules (docs/language.md#s3-7 to #s3-10) on hand-checked examples."""
 
 import math
 
@@ -41,10 +41,10 @@ def ev(types):
     return [{"type": t} for t in types.split()]
 
 
-# ============================================================ §2.3 CEL precedence
+# ============================================================ docs/language.md#s2-3 CEL precedence
 
 @pytest.mark.parametrize("text,tree", [
-    # the consequences list of §2.3
+    # the consequences list of docs/language.md#s2-3
     ("A ; B OR C", "((A ; B) OR C)"),
     ("A ; B AS x", "(A ; (B AS x))"),
     ("A OR B AS x", "(A OR (B AS x))"),
@@ -119,7 +119,7 @@ def test_predicate_precedence(text, tree):
     assert show(pred(text)) == tree
 
 
-# ============================================================ §2.1 lexical structure
+# ============================================================ docs/language.md#s2-1 lexical structure
 
 def test_keywords_case_insensitive_and_comments():
     q = parse_query("""select /* block */ * from S -- line comment
@@ -191,7 +191,7 @@ def test_select_list_forms():
     assert parse_query("SELECT MAX * WHERE A").strategy == "MAX"
 
 
-# ============================================================ §3.4 three-valued logic
+# ============================================================ docs/language.md#s3-4 three-valued logic
 
 T, F, U = True, False, None
 
@@ -275,7 +275,7 @@ def test_data_errors_without_schema():
     assert evaluate("SELECT * WHERE A FILTER A[v > 1]", [{"type": "A", "v": None}, {"type": "A"}]).matches() == []
 
 
-# ============================================================ §4 static checks
+# ============================================================ docs/language.md#s4 static checks
 
 @pytest.mark.parametrize("query,code", [
     ("SELECT * FROM T WHERE A", "E0200"),
@@ -324,7 +324,7 @@ def test_well_formed_filters_are_accepted():
         "SELECT NEXT * FROM S WHERE A ; B",
         "SELECT LAST * FROM S WHERE A ; B",
         "SELECT MAX * FROM S WHERE A ; B",
-        "SELECT * FROM S WHERE A ; B WITHIN 0 [t]",               # n >= 0 accepted (§3.7, D15)
+        "SELECT * FROM S WHERE A ; B WITHIN 0 [t]",               # n >= 0 accepted (docs/language.md#s3-7, D15)
         "SELECT * FROM S WHERE A ; B WITHIN 0 EVENTS",
     ]
     for q in ok:

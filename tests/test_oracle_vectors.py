@@ -1,4 +1,4 @@
-"""The brute-force oracle reproduces every test vector of spec §7, plus the worked examples
+"""The brute-force oracle reproduces every test vector of docs/language.md#s7, plus the worked examples
 of [FCEP] on Figure 1 quoted in the spec."""
 
 import pytest
@@ -39,7 +39,7 @@ def test_strategy_vectors_compat_mode_give_all(v):
 
 
 def test_vectors_without_schema_where_possible():
-    """Schema-less mode (§1.1a): the same dicts give the same results (attributes present)."""
+    """Schema-less mode (docs/language.md#s1-1a): the same dicts give the same results (attributes present)."""
     for v in vectors.VECTORS:
         if "error" in v or v["id"] in ("V17", "V18", "V54"):
             continue  # these rely on attributes being *declared* but absent (NULL)

@@ -17,7 +17,7 @@ from oracle import OracleError, evaluate
 E = lambda types: [{"type": t} for t in types]  # noqa: E731
 
 CASES = {
-    # §3.6: (K, D) pairs compare K first. A run that binds its first event and one that
+    # docs/language.md#s3-6: (K, D) pairs compare K first. A run that binds its first event and one that
     # starts with NOT at the same event tie on K = {start}; D prefers the binding run only
     # if the keys stay equal. Here K = {0} against {0, 1}: the NOT start wins under NEXT.
     "next_not_start_wins_on_a_later_key": dict(
@@ -32,7 +32,7 @@ CASES = {
     "next_binding_start_wins_a_tie": dict(
         query="SELECT NEXT * FROM S WHERE (A ; NOT(B)) OR (NOT(B) ; NOT(B))", schema=None,
         events=E("AC"), expected=[(0, 1, (0,))]),
-    # §3.3: `S>T` is "as T, restricted to stream(u_k) = S"; open mode without FROM, the stream of
+    # docs/language.md#s3-3: `S>T` is "as T, restricted to stream(u_k) = S"; open mode without FROM, the stream of
     # an input dict is its "stream" key (oracle note 9). The engine ignores the qualifier.
     "qualified_atom_other_stream": dict(
         query="SELECT * WHERE S>A", schema=None,
@@ -46,7 +46,7 @@ CASES = {
         query="SELECT S>A WHERE A", schema=None,
         events=[{"type": "A", "stream": "T"}, {"type": "A", "stream": "S"}],
         expected=[(0, 0, ()), (1, 1, (1,))]),
-    # §3.4: IN RANGE with a NULL operand is UNKNOWN, NOT UNKNOWN = UNKNOWN, a filter needs TRUE.
+    # docs/language.md#s3-4: IN RANGE with a NULL operand is UNKNOWN, NOT UNKNOWN = UNKNOWN, a filter needs TRUE.
     "not_in_range_null_upper_bound": dict(
         query="SELECT * WHERE A FILTER A[NOT v IN RANGE(0, t)]", schema=None,
         events=[{"type": "A", "v": -1}],  # t absent: NULL
@@ -65,13 +65,13 @@ CASES = {
         query="SELECT * WHERE (NOT(B) OR A) ; NOT(A)", schema=None,
         events=E("XXAX"),
         expected=[(0, 1, ()), (0, 3, ()), (1, 3, ()), (2, 3, ()), (2, 3, (2,))]),
-    # §1.2 "Supplied attributes that are not declared are ignored"; §3.7 an event whose [a]
+    # docs/language.md#s1-2 "Supplied attributes that are not declared are ignored"; docs/language.md#s3-7 an event whose [a]
     # coordinate is NULL is dropped. Y is not declared by the schema, so its t is NULL.
     "undeclared_type_window_attr_not": dict(
         query="SELECT * WHERE NOT(A) WITHIN 2 [t]", schema=gen.SCHEMA,
         events=[{"type": "Y", "t": 0}],
         expected=[]),
-    # §1.2: an event is (stream, type, attrs, ts); the "type" and "stream" keys of an input dict are
+    # docs/language.md#s1-2: an event is (stream, type, attrs, ts); the "type" and "stream" keys of an input dict are
     # its type and stream, not attributes (API: dicts with "type", optional "stream", attributes).
     # Open mode: the engine reads them as attributes.
     "undeclared_type_window_attr_late": dict(
@@ -102,7 +102,7 @@ def test_expectations_are_the_oracles(name):
 
 
 # fixed in the commit that added these cases: NEXT preferred a run binding its first event to
-# a NOT start of the same event for good, instead of only while their keys K stay equal (§3.6)
+# a NOT start of the same event for good, instead of only while their keys K stay equal (docs/language.md#s3-6)
 @pytest.mark.parametrize("name", ["next_not_start_wins_on_a_later_key", "next_not_start_wins_on_a_later_key_contiguous",
                                   "next_not_start_wins_inside_iteration", "next_binding_start_wins_a_tie"])
 def test_next_compares_keys_before_the_start_mark(name):
@@ -153,7 +153,7 @@ def test_qualified_type_respects_stream_without_from(name):
     _check(name)
 
 
-# fixed in 3d0671e: NOT e IN RANGE(lo, hi) with a NULL bound was TRUE instead of UNKNOWN (§3.4)
+# fixed in 3d0671e: NOT e IN RANGE(lo, hi) with a NULL bound was TRUE instead of UNKNOWN (docs/language.md#s3-4)
 @pytest.mark.parametrize("name", ["not_in_range_null_upper_bound", "not_in_range_null_lower_bound"])
 def test_not_in_range_with_null_bound_is_unknown(name):
     _check(name)
@@ -167,13 +167,13 @@ def test_union_list_invariant_with_not(name):
 
 
 # fixed in 3d0671e: with a schema, WITHIN n [t] read t from an event of an undeclared type
-# (undeclared attributes must be ignored, §1.2, so the event has no coordinate and is dropped, §3.7)
+# (undeclared attributes must be ignored, docs/language.md#s1-2, so the event has no coordinate and is dropped, docs/language.md#s3-7)
 @pytest.mark.parametrize("name", ["undeclared_type_window_attr_not", "undeclared_type_window_attr_late"])
 def test_window_attribute_of_undeclared_type_is_null(name):
     _check(name)
 
 
-# fixed in b9e6af9: open mode read the input dict's 'type' / 'stream' keys as attributes (§1.2);
+# fixed in b9e6af9: open mode read the input dict's 'type' / 'stream' keys as attributes (docs/language.md#s1-2);
 # since the hardening issue such queries, which could never match, are refused at compile time
 @pytest.mark.parametrize("query, code", [
     ("SELECT * WHERE A FILTER A[`type` = 'A']", "E0204"),

@@ -72,7 +72,7 @@ def test_no_partition_by_warns_and_uses_one_task(spark, caplog):
 
 
 def test_global_position_queries_run_in_one_group(spark, caplog):
-    """WITHIN n EVENTS counts global positions (§3.7): splitting by key would
+    """WITHIN n EVENTS counts global positions (docs/language.md#s3-7): splitting by key would
     change the result, so the query runs in one group with PARTITION BY inside."""
     import ceql.spark as cs
 

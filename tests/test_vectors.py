@@ -1,4 +1,4 @@
-"""Every test vector of docs/language.md §7, run on the engine (with and without the
+"""Every test vector of docs/language.md#s7, run on the engine (with and without the
 declared schema), compared with the expected sets parsed from that page (tests/vectors.py)."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""The test vectors of the CEQL specification, read from ``docs/language.md`` §7.
+"""The test vectors of the CEQL specification, read from ``docs/language.md`` docs/language.md#s7.
 
-The page is the single source: its §7.1 holds the schemas (fenced ``sql`` blocks titled with
-the schema's name), the Fig. 1 input and the formulas φ1-φ3; its §7.2 table holds one row per
+The page is the single source: its docs/language.md#s7-1 holds the schemas (fenced ``sql`` blocks titled with
+the schema's name), the Fig. 1 input and the formulas φ1-φ3; its docs/language.md#s7-2 table holds one row per
 vector. Nothing here restates a vector, so the documentation cannot drift from the tests.
 
 Each vector is a dict:
@@ -45,7 +45,7 @@ def _section(text: str, anchor: str, next_anchor: str) -> str:
 def _schemas(section: str) -> Dict[str, str]:
     """``sql title="name"`` fenced blocks -> {name: CREATE STREAM text}."""
     blocks = re.findall(r'^```sql title="([A-Za-z0-9_]+)"\n(.*?)^```', section, re.M | re.S)
-    assert blocks, "language.md §7.1: no schema blocks"
+    assert blocks, "language.md docs/language.md#s7-1: no schema blocks"
     return {name: body.strip() for name, body in blocks}
 
 
@@ -119,7 +119,7 @@ def _parse(text: str):
     table = _section(text, "s7-2", "s7-3")
     schemas = _schemas(setup)
     m = re.search(r"\*\*Fig\. 1\*\* is the input\s+`([^`]+)`", setup)
-    assert m, "language.md §7.1: Fig. 1 input not found"
+    assert m, "language.md docs/language.md#s7-1: Fig. 1 input not found"
     fig1 = m.group(1)
     phis = dict(re.findall(r"^\* `(φ[0-9]) = (.*)`$", setup, re.M))
     assert set(phis) == {"φ1", "φ2", "φ3"}, phis

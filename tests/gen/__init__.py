@@ -2,9 +2,9 @@
 matching random event streams (and, on request, ill-formed queries).
 
 The generator builds a small formula tree (:mod:`gen.formulas`, :mod:`gen.trees`), computes
-``bindable`` (reference §4.2) for every sub-formula so that each ``FILTER`` only names
+``bindable`` (docs/language.md#s4-2) for every sub-formula so that each ``FILTER`` only names
 variables the filtered sub-formula can bind, and renders the tree to text with the fewest
-parentheses that keep the intended tree under the precedence rules of §2.3 (or, at random,
+parentheses that keep the intended tree under the precedence rules of docs/language.md#s2-3 (or, at random,
 with more parentheses than needed; :mod:`gen.rendering`). :func:`cel_shape` /
 :func:`oracle_shape` let a test check that the rendered text parses back to the intended
 tree.

@@ -34,8 +34,8 @@ def events_strategy(draw, prof: Profile, window_kind, time_unit, primary_time, p
             e["stream"] = "S1" if r < 5 else "S2" if r < 9 else "T"
             if prof.schema and e["stream"] in MULTI_DECL:
                 # a declared pair, or rarely Y (declared nowhere, named by no query). Not S2>B: the
-                # engine does not match it with B (§5.4: transitions for the streams declaring B),
-                # the oracle does (§3.3, oracle note 10); see the report.
+                # engine does not match it with B (docs/language.md#s5-4: transitions for the streams declaring B),
+                # the oracle does (docs/language.md#s3-3, oracle note 10); see the report.
                 pool = sorted(MULTI_DECL[e["stream"]]) + ["X"]
                 e["type"] = "Y" if not primary_time and draw(st.integers(0, 20)) == 0 else draw(st.sampled_from(pool))
         elif r == 0:

@@ -1,4 +1,4 @@
-"""Predicates in the syntax of §2.2 over the attributes v, k, t, s, b and d."""
+"""Predicates in the syntax of docs/language.md#s2-2 over the attributes v, k, t, s, b and d."""
 
 from __future__ import annotations
 
@@ -105,7 +105,7 @@ def pred_atom(draw, allow_str=True, negated=False) -> str:
 
 @st.composite
 def pred(draw, depth, allow_str=True, negated=False) -> str:
-    """A predicate in the syntax of §2.2, rendered with the parentheses its tree needs.
+    """A predicate in the syntax of docs/language.md#s2-2, rendered with the parentheses its tree needs.
     negated: under a predicate NOT."""
     if depth <= 0 or draw(st.integers(0, 2)) == 0:
         return draw(pred_atom(allow_str, negated))

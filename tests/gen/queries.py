@@ -121,7 +121,7 @@ def cases(draw, prof: Profile):
     if prof.static_error:
         inject_static_error(draw, prof, tree, clauses)
 
-    # comments and line breaks between clauses (§2.1)
+    # comments and line breaks between clauses (docs/language.md#s2-1)
     for c in CLAUSE_ORDER[1:]:
         if c in clauses and draw(st.integers(0, 9)) == 0:
             sep = draw(st.sampled_from(["\n", "\n\t", " /* comment */ ", " -- comment\n", "/**/"]))
@@ -142,7 +142,7 @@ def cases(draw, prof: Profile):
 
 
 def _schema_variant(draw, schema: str) -> str:
-    """The same declarations spelled differently (§1.1: type aliases, case-insensitive
+    """The same declarations spelled differently (docs/language.md#s1-1: type aliases, case-insensitive
     declaration keywords, whitespace)."""
     import re
 

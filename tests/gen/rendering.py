@@ -1,5 +1,5 @@
 """Formula trees rendered to CEQL text with the fewest parentheses that keep the intended
-tree under the precedence rules of §2.3 (or, at random, with more)."""
+tree under the precedence rules of docs/language.md#s2-3 (or, at random, with more)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def render(node, kw, extra_parens=None) -> Tuple[str, int, Optional[int]]:
     """(text, top power, infix power of the top node or None).
 
     top power = the lowest power of an operator at the top level of the text (INF for an
-    atom or a parenthesised formula); see §2.3 for why these rules are sufficient: a right
+    atom or a parenthesised formula); see docs/language.md#s2-3 for why these rules are sufficient: a right
     operand of an infix of power p is parsed with parse(p+1), so all its top-level operators
     must be > p; a left operand must not end inside an infix of power < p (its right operand
     would swallow the operator), while a top-level postfix seals it."""

@@ -28,7 +28,7 @@ SCHEMA_MULTI = (
 )
 MULTI_DECL = {"S1": frozenset({"A", "B"}), "S2": frozenset({"A", "C"})}
 
-# Same, with ts as the event time stamp (§1.4: primary_time wins over time_field=).
+# Same, with ts as the event time stamp (docs/language.md#s1-4: primary_time wins over time_field=).
 SCHEMA_PRIMARY_TIME = SCHEMA.replace("ts:int", "ts:primary_time")
 
 TYPES = ("A", "B", "C")

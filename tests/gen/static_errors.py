@@ -1,4 +1,4 @@
-"""Queries with one static error injected, of a kind drawn from §4's table."""
+"""Queries with one static error injected, of a kind drawn from docs/language.md#s4's table."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from .trees import atoms, bindable
 
 def inject_static_error(draw, prof: Profile, tree, clauses: Dict[str, str]) -> None:
     """Turns the (valid) query into one with a single static error, of a kind drawn at random
-    (§4's table); both sides must report the same code. Some injections are valid in open mode
+    (docs/language.md#s4's table); both sides must report the same code. Some injections are valid in open mode
     (e.g. PARTITION BY an attribute no event has): both sides must then agree on the output."""
     where = clauses["where"]
     kwd, body = where.split(None, 1) if where.strip() else ("WHERE", "A")
@@ -29,7 +29,7 @@ def inject_static_error(draw, prof: Profile, tree, clauses: Dict[str, str]) -> N
         if var is not None:
             kinds += ["E0204", "E0300b", "E0300c"]
     if not avoid("regex_error_order"):
-        kinds.append("E0101+")  # an invalid regex and a later-phase error: E0101 wins (§4 order)
+        kinds.append("E0101+")  # an invalid regex and a later-phase error: E0101 wins (docs/language.md#s4 order)
     kind = draw(st.sampled_from(kinds))
 
     def set_where(new_body):

@@ -1,4 +1,4 @@
-"""Formula trees and what they bind (reference §4.2).
+"""Formula trees and what they bind (docs/language.md#s4-2).
 
 ("atom", stream|None, type) | ("not", atomic) | ("as", f, name) | ("plus", f, contiguous)
 | ("filter", f, theta) | ("seq", l, r, contiguous) | ("or", l, r)
@@ -18,7 +18,7 @@ SINGLE_DECL = {"S": frozenset(TYPES)}  # stream -> event types it declares (of A
 
 
 def bindable(node, decl=SINGLE_DECL) -> frozenset:
-    """§4.2; decl: the FROM streams and the types they declare (open mode: every type)."""
+    """docs/language.md#s4-2; decl: the FROM streams and the types they declare (open mode: every type)."""
     k = node[0]
     if k == "atom":
         if node[1] is not None:

@@ -1,5 +1,5 @@
 """Brute-force reference evaluator ("oracle") of CEQL, written from the specification only
-(``docs/ceql-reference.md`` §1-§4 and the §7 vectors; the [FCEP]/[CORE] papers for background).
+(docs/language.md#s1 to #s4 and the docs/language.md#s7 vectors; the [FCEP]/[CORE] papers for background).
 It builds no automata: every sub-formula's valuations are computed as explicit sets.
 
 Public API::
@@ -14,40 +14,40 @@ Public API::
 
 Static errors raise ``OracleError(code)`` (``.code`` is the spec's code: E0100, E0101, E0200-E0209,
 E0300, E0301; never E0500). Data errors (incompatible operand types on an actual event in
-schema-less mode, §1.1a) raise ``OracleEventError`` (code ``"EVENT"``). A supplied value of the
-wrong declared type raises ``TypeError`` (§1.2).
+schema-less mode, docs/language.md#s1-1a) raise ``OracleEventError`` (code ``"EVENT"``). A supplied value of the
+wrong declared type raises ``TypeError`` (docs/language.md#s1-2).
 
-Modules: ``lexer`` (§2.1), ``parser`` (§2.2-§2.3), ``nodes`` (AST), ``schema`` (§1.1),
-``checks`` (§4), ``predicates`` (§3.4), ``events`` (§1.2-§1.4, §3.8 keys), ``semantics``
-(§3.2-§3.3), ``strategies`` (§3.6), ``evaluate`` (§3.7, §3.9-§3.11).
+Modules: ``lexer`` (docs/language.md#s2-1), ``parser`` (docs/language.md#s2-2 to #s2-3), ``nodes`` (AST), ``schema`` (docs/language.md#s1-1),
+``checks`` (docs/language.md#s4), ``predicates`` (docs/language.md#s3-4), ``events`` (docs/language.md#s1-2 to #s1-4, #s3-8 keys), ``semantics``
+(docs/language.md#s3-2 to #s3-3), ``strategies`` (docs/language.md#s3-6), ``evaluate`` (docs/language.md#s3-7, #s3-9 to #s3-11).
 
 Spec notes
 ==========
 Points where the specification is ambiguous or self-contradictory, and the reading taken here
-(the one the §7 vectors support, where they say anything):
+(the one the docs/language.md#s7 vectors support, where they say anything):
 
 1. ``WITHIN n [a]`` bound. §6.1 says ε = n − 1 (exclusive); §3.7, D15 and V47 say inclusive
    ``a(t_j) − a(t_i) ≤ n``. Taken: inclusive. ``A ; B WITHIN 2 [t]`` over A(t=0) B(t=2) matches.
-2. ``WITHIN 0 [t]``. The E0206 table calls it an error; §3.7 and D15 say n ≥ 0. Taken: accepted
+2. ``WITHIN 0 [t]``. The E0206 table calls it an error; docs/language.md#s3-7 and D15 say n ≥ 0. Taken: accepted
    (only equal coordinates). A zero *duration* (``WITHIN 0 SECONDS``) and a duration over i64 ns
    are still E0206, as the table says (§3.7 does not contradict that).
-3. Late events, "largest coordinate accepted so far by the query" (§3.7). Taken as in ON_EVENT
-   (§6.5): the running maximum is updated by every on-time event of the query input, *before* the
+3. Late events, "largest coordinate accepted so far by the query" (docs/language.md#s3-7). Taken as in ON_EVENT
+   (docs/language.md#s6-5): the running maximum is updated by every on-time event of the query input, *before* the
    partition key is looked at. ``A ; B PARTITION BY [k] WITHIN 10 [t]`` over A(k=1,t=5),
    Y(no k,t=9), B(k=1,t=7): B is late (7 < 9), no output.
 4. Division by zero. §3.4 says "division or remainder by zero → NULL" in the row for numeric
    ``/`` and ``%``; taken for doubles too: ``1.0 / 0`` is NULL (not inf), ``1.5 % 0.0`` is NULL.
 5. ``i64::MIN / -1`` overflows → NULL; ``i64::MIN % -1`` is mathematically 0 and gives 0 (the
    spec lists only overflow of ``+ - *`` and division by zero as NULL).
-6. NaN. §3.4 makes a comparison with a NaN operand UNKNOWN; the same is applied to ``IN {...}``,
+6. NaN. docs/language.md#s3-4 makes a comparison with a NaN operand UNKNOWN; the same is applied to ``IN {...}``,
    ``IN {a..b}`` and ``IN RANGE``: ``v IN {1..2}`` with v = NaN is UNKNOWN.
-7. When data errors surface (schema-less, §1.1a). §5.3 evaluates every predicate of an event's
+7. When data errors surface (schema-less, docs/language.md#s1-1a). docs/language.md#s5-3 evaluates every predicate of an event's
    type once per event; the oracle evaluates each filter term ``X[P]`` (no short-circuit inside P)
    on every accepted event that an atom of the filtered sub-formula can store in ``X``, whether or
    not a valuation uses it, and raises OracleEventError on the first mismatch. A NULL operand is
    never a type error (``NULL + 'x'`` is NULL). Without a schema, the IN-list mix of strings and
    numbers (data-independent) is still the static E0300.
-8. Names without a schema (§1.1a "every FROM stream accepts every event type the query names").
+8. Names without a schema (docs/language.md#s1-1a "every FROM stream accepts every event type the query names").
    Taken: the known event types are the types of the atoms of WHERE (including inside NOT);
    E0203 for a FILTER/SELECT variable that is neither such a type nor an AS name (so
    ``SELECT C WHERE A ; B`` is E0203 without a schema, while with a schema declaring C it is
@@ -60,23 +60,23 @@ Points where the specification is ambiguous or self-contradictory, and the readi
    schema every event is in the input; ``stream(t)`` is its ``"stream"`` key (None if absent, in
    which case an atom binds only ``T``, not any ``S>T``).
 10. With a schema, an event whose type its stream does not declare is not rejected: it is an event
-    of that type with no attributes (all NULL). Undeclared supplied attributes are ignored (§1.2).
-11. Time stamps (§1.4). The event type's ``primary_time`` attribute wins; else ``time_field``
+    of that type with no attributes (all NULL). Undeclared supplied attributes are ignored (docs/language.md#s1-2).
+11. Time stamps (docs/language.md#s1-4). The event type's ``primary_time`` attribute wins; else ``time_field``
     (converted from ``time_unit``; a float is truncated toward zero after conversion). With a
     time-unit window and no time source at all the spec would use wall-clock time; the oracle
-    raises ValueError instead. A NULL time stamp or ``[a]`` coordinate drops the event (§3.1).
+    raises ValueError instead. A NULL time stamp or ``[a]`` coordinate drops the event (docs/language.md#s3-1).
 12. PARTITION BY groups without a schema: an attribute is "present" if the dict has the key, even
     with value None; so ``[w, k]`` over ``{"w": None, "k": 1}`` gives no key (it does not fall
     through to k), exactly like a declared-but-NULL attribute with a schema.
 13. LIKE uses Python's ``re.search``: RE2-only syntax or Python-only constructs (backreferences,
     lookaround; RE2 would report E0101) behave differently. Differential tests should stay in the
     common subset.
-14. Strategies (§3.6) select *valuations*: all valuations with the maximal (K, D) pair are kept
+14. Strategies (docs/language.md#s3-6) select *valuations*: all valuations with the maximal (K, D) pair are kept
     under NEXT/LAST, so with a projection that tells them apart (``(A AS x) OR (A AS y)`` with
     ``SELECT x``) one end position can still give two complex events.
 15. V46/V49: the vectors use the default schema (``t:int``) and ``time_field="t"`` (ns), rather
     than declaring ``t`` as ``primary_time``. V64 prices are given as written (``101`` is a Python
-    int for a ``double`` attribute, converted per §1.1).
+    int for a ``double`` attribute, converted per docs/language.md#s1-1).
 """
 
 from .errors import OracleError, OracleEventError

@@ -1,8 +1,8 @@
-"""Static checks (spec §4), in the order syntax (parser), names, types, scope.
+"""Static checks (docs/language.md#s4), in the order syntax (parser), names, types, scope.
 
 Implemented: E0200, E0201, E0202, E0203, E0204, E0205, E0206, E0207, E0208 (names, windows,
 partitions), E0300 (a simple type checker, with a schema; IN-list mixing also without one) and
-E0301 (well-formedness, §4.2). Lints (W04xx) are not produced. E0500 is never raised.
+E0301 (well-formedness, docs/language.md#s4-2). Lints (W04xx) are not produced. E0500 is never raised.
 """
 
 from .errors import OracleError
@@ -112,7 +112,7 @@ def atoms_outside_not(node):
         yield from atoms_outside_not(node.right)
 
 
-# ------------------------------------------------------------------ §4.2 bindable
+# ------------------------------------------------------------------ docs/language.md#s4-2 bindable
 
 def binds_any(node):
     return any(True for _ in atoms_outside_not(node))
@@ -194,7 +194,7 @@ def check_query(q, schema):
             check_var(var)
 
     # ---- names: attributes (E0204), windows (E0206), partitions (E0207)
-    # `type` and `stream` name the event's type and stream, not attributes (§1.2).
+    # `type` and `stream` name the event's type and stream, not attributes (docs/language.md#s1-2).
     for n in nodes_:
         if isinstance(n, N.Filter):
             for term in filter_terms(n.theta):
@@ -256,10 +256,10 @@ def check_query(q, schema):
     return ctx
 
 
-# ------------------------------------------------------------------ §4.1 types
+# ------------------------------------------------------------------ docs/language.md#s4-1 types
 
 def capturable(ctx, var, nodes_):
-    """types(x) of §4.1, as a set of (stream, type) pairs (schema mode)."""
+    """types(x) of docs/language.md#s4-1, as a set of (stream, type) pairs (schema mode)."""
     if isinstance(var, tuple):
         return {var}
     out = set()

@@ -11,7 +11,7 @@ class OracleError(Exception):
 
 
 class OracleEventError(OracleError):
-    """A data error found while evaluating a predicate on an actual event (spec §1.1a:
+    """A data error found while evaluating a predicate on an actual event (docs/language.md#s1-1a:
     incompatible operand types in schema-less mode). Its code is ``"EVENT"``."""
 
     def __init__(self, message=""):

@@ -1,4 +1,4 @@
-"""The query pipeline (spec §3.9): FROM, accepted positions, PARTITION BY, WHERE, strategy,
+"""The query pipeline (docs/language.md#s3-9): FROM, accepted positions, PARTITION BY, WHERE, strategy,
 WITHIN, projection, CONSUME BY; LIMIT is only recorded (outputs are the pre-LIMIT sets O_j)."""
 
 from .checks import check_query, walk_cel, filter_terms
@@ -69,7 +69,7 @@ def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns"
     ctx = check_query(q, sch)
     evs = ingest(events, ctx, time_field=time_field, time_unit=time_unit)
 
-    # ---- accepted positions (§3.1, §3.7 late events, §3.8 keys), in the order of ON_EVENT
+    # ---- accepted positions (docs/language.md#s3-1, #s3-7 late events, docs/language.md#s3-8 keys), in the order of ON_EVENT
     time_based = q.window is not None and q.window[0] in ("ATTR", "TIME")
     coord = {}
     key_of = {}
@@ -133,7 +133,7 @@ def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns"
         wanted = set(q.select)
         return tuple(sorted({p for x, p in v.mu if x in wanted}))
 
-    # ---- §3.9 / §3.10: position by position
+    # ---- docs/language.md#s3-9 / docs/language.md#s3-10: position by position
     outputs = {}
     reset_all = -1
     reset_part = {}

@@ -1,4 +1,4 @@
-"""Ingestion of input events (spec §1.2-§1.4, §1.1a): stream membership, typed attributes,
+"""Ingestion of input events (docs/language.md#s1-2 to #s1-4, #s1-1a): stream membership, typed attributes,
 time stamps."""
 
 import struct
@@ -15,7 +15,7 @@ class Event:
     (declared attributes with a schema, the dict's attributes without); present: attribute
     names that are declared (schema) / present in the dict with a non-NULL value (schema-less:
     an input whose every row has every column, like an Arrow table, cannot tell a missing
-    attribute from a NULL one, so both are absent for partition key groups, §3.8); in_input:
+    attribute from a NULL one, so both are absent for partition key groups, docs/language.md#s3-8); in_input:
     whether the
     event belongs to a FROM stream of the query; ts: time stamp in ns or None."""
 
@@ -89,7 +89,7 @@ def ingest(raw_events, ctx, time_field=None, time_unit="ns"):
 
 
 def key_component(v):
-    """Partition key component: equal iff equal type and equal value (§3.8); doubles by bit
+    """Partition key component: equal iff equal type and equal value (docs/language.md#s3-8); doubles by bit
     pattern after mapping -0.0 to 0.0."""
     if isinstance(v, bool):
         return ("bool", v)

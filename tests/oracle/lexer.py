@@ -1,4 +1,4 @@
-"""Lexer of CEQL (spec §2.1) and of CREATE STREAM declarations (§1.1).
+"""Lexer of CEQL (docs/language.md#s2-1) and of CREATE STREAM declarations (docs/language.md#s1-1).
 
 Tokens are ``Token(kind, value, quoted, offset)`` with kind one of
 KW (value: the upper-cased keyword), IDENT (value: the name; ``quoted`` is True for a

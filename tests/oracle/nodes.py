@@ -1,6 +1,6 @@
 """AST of CEQL queries.
 
-Variables are represented as a plain ``str`` (event type name or AS name; §4 forbids an AS name
+Variables are represented as a plain ``str`` (event type name or AS name; docs/language.md#s4 forbids an AS name
 equal to an event type name, so they share one namespace) or as a pair ``(stream, type)`` for a
 stream-qualified type ``S>T``.
 """

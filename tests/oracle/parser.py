@@ -1,6 +1,6 @@
-"""Parser of CEQL query text (spec §2.2, §2.3).
+"""Parser of CEQL query text (docs/language.md#s2-2, #s2-3).
 
-CEL formulas are parsed with the normative precedence-climbing procedure of §2.3; filters and
+CEL formulas are parsed with the normative precedence-climbing procedure of docs/language.md#s2-3; filters and
 predicates by recursive descent, predicates' ``p_atom`` alternatives tried in order with
 backtracking (PEG).
 """
@@ -20,7 +20,7 @@ class ParseFail(Exception):
 
 STRATEGIES = ("ALL", "ANY", "NEXT", "LAST", "MAX", "STRICT")
 
-# binding powers (§2.3)
+# binding powers (docs/language.md#s2-3)
 POSTFIX_POWER = {"AS": 60, "+": 60, ":+": 60, "FILTER": 20}
 INFIX_POWER = {";": 50, ":": 40, "OR": 30}
 
@@ -213,7 +213,7 @@ class Parser:
             self.fail("window (n EVENTS, n [attr] or a duration)")
         return ("TIME", int(total))  # truncated to an integer number of ns
 
-    # ------------------------------------------------------------ CEL (§2.3)
+    # ------------------------------------------------------------ CEL (docs/language.md#s2-3)
     def cel(self, min_power):
         lhs = self.unit_f()
         while True:

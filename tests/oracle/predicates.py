@@ -1,4 +1,4 @@
-"""Three-valued evaluation of predicates on one event (spec §3.4).
+"""Three-valued evaluation of predicates on one event (docs/language.md#s3-4).
 
 Truth values are True, False and None (UNKNOWN). Values are Python ``None`` (NULL), ``int``
 (i64), ``float`` (f64), ``str`` and ``bool``. Every sub-expression is evaluated (no

@@ -1,9 +1,9 @@
-"""CREATE STREAM declarations (spec §1.1) and typed attribute values (§1.2)."""
+"""CREATE STREAM declarations (docs/language.md#s1-1) and typed attribute values (docs/language.md#s1-2)."""
 
 from .errors import OracleError
 from .lexer import tokenize
 
-# Input fields that carry an event's type and stream: never attributes (§1.2).
+# Input fields that carry an event's type and stream: never attributes (docs/language.md#s1-2).
 RESERVED_FIELDS = ("type", "stream")
 
 TYPE_ALIASES = {
@@ -126,7 +126,7 @@ def parse_schema(text):
 
 def convert_value(declared, value, where=""):
     """Check and convert a supplied value for a declared attribute type (None stays NULL).
-    A value of the wrong type raises TypeError (spec §1.2: rejected at ingestion)."""
+    A value of the wrong type raises TypeError (docs/language.md#s1-2: rejected at ingestion)."""
     if value is None:
         return None
     if declared in ("int", "primary_time"):

@@ -1,4 +1,4 @@
-"""Formula semantics on one substream (spec §3.2, §3.3), by explicit valuation sets.
+"""Formula semantics on one substream (docs/language.md#s3-2, #s3-3), by explicit valuation sets.
 
 A valuation is ``Valuation(start, end, mu)`` with global positions and ``mu`` a frozenset of
 ``(variable, position)`` pairs (the variable -> set-of-positions map, listed pointwise).

@@ -1,4 +1,4 @@
-"""Selection strategies (spec §3.6), by brute force over the valuations with a common end.
+"""Selection strategies (docs/language.md#s3-6), by brute force over the valuations with a common end.
 
 For V = ([i, j], mu): D(V) = all(mu), K(V) = D(V) | {i}; pairs (K, D) are compared
 lexicographically. A <next B iff min(A ^ B) in B; A <last B iff max(A ^ B) in B.

@@ -1,5 +1,5 @@
 //! Fixed-width bit sets over `u64` words. Used for sets of automaton states (the
-//! det-states of §5.6) and sets of variables; the width is fixed per query so that
+//! det-states of docs/language.md#s5-6) and sets of variables; the width is fixed per query so that
 //! sets can live side by side in flat buffers.
 
 /// Number of `u64` words needed for `bits` bits (at least one).

@@ -1,4 +1,4 @@
-//! Algorithm 2 of [CORE] (reference §6.5): enumerates the complex events below a
+//! Algorithm 2 of [CORE] (docs/language.md#s6-5): enumerates the complex events below a
 //! tECS node that start inside the window, with output-linear delay.
 //!
 //! The stack holds (node, partial data list) pairs; the data list is a persistent

@@ -32,7 +32,7 @@ impl CompileError {
         self.diagnostic.location(&self.source)
     }
 
-    /// The full rendering with caret snippet (reference §4).
+    /// The full rendering with caret snippet (docs/language.md#s4).
     pub fn render(&self) -> String {
         self.diagnostic.render(&self.source, self.origin)
     }

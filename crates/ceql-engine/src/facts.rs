@@ -13,7 +13,7 @@ use ceql_syntax::ast::{ConsumePolicy, Strategy};
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct QueryFacts {
-    /// States of the complex event automaton (reference §5.4).
+    /// States of the complex event automaton (docs/language.md#s5-4).
     pub states: usize,
     /// Transitions of the automaton.
     pub transitions: usize,
@@ -39,13 +39,13 @@ pub struct QueryFacts {
     /// Whether the query's result over a stream is the union of its results over
     /// the events of each partition key (in stream order, positions kept). True
     /// for a partitioned query unless its window counts positions of the whole
-    /// stream (`WITHIN n EVENTS`, §3.7) or a match resets every partition
-    /// (`CONSUME BY ANY`, §3.10). Distribution layers split such a query by key.
+    /// stream (`WITHIN n EVENTS`, docs/language.md#s3-7) or a match resets every partition
+    /// (`CONSUME BY ANY`, docs/language.md#s3-10). Distribution layers split such a query by key.
     pub key_independent: bool,
     /// The event type names the query knows, declared or used.
     pub event_types: Vec<String>,
     /// Whether the types were declared (`CREATE STREAM`), which makes the checks of
-    /// §4 strict.
+    /// docs/language.md#s4 strict.
     pub declared: bool,
     /// Stable hash of the query text, schema and options (checked by snapshots).
     pub fingerprint: u64,

@@ -4,9 +4,9 @@
 //! Riveros, Vansummeren) for CEQL queries, usable without Python:
 //!
 //! 1. [`CompiledQuery::compile`] parses (via `ceql-syntax`), runs the static checks
-//!    of the reference (§4) and builds the complex event automaton (§5.4).
+//!    of the reference (docs/language.md#s4) and builds the complex event automaton (docs/language.md#s5-4).
 //! 2. A [`Runtime`] evaluates it on an unbounded stream: lazy I/O-determinization
-//!    with a bounded cache (§5.6), the tECS with constant time per event (§6), and
+//!    with a bounded cache (docs/language.md#s5-6), the tECS with constant time per event (docs/language.md#s6), and
 //!    output-linear-delay enumeration into a reusable [`MatchBuffer`].
 //!
 //! ```
@@ -63,11 +63,11 @@ mod value;
 
 pub use det::CacheConfig;
 
-/// Input fields that carry an event's type and stream, never attributes (§1.2):
+/// Input fields that carry an event's type and stream, never attributes (docs/language.md#s1-2):
 /// an attribute with one of these names reads as absent.
 pub const RESERVED_FIELDS: [&str; 2] = ["type", "stream"];
 
-/// Bytes of one tECS node (§6): the unit of the state that a window keeps, for
+/// Bytes of one tECS node (docs/language.md#s6): the unit of the state that a window keeps, for
 /// reasoning about memory per event (`RuntimeStats` counts nodes).
 pub const TECS_NODE_BYTES: usize = std::mem::size_of::<tecs::Node>();
 

@@ -1,4 +1,4 @@
-//! Compilation pipeline (reference §5): text → AST → checks → CEA with the
+//! Compilation pipeline (docs/language.md#s5): text → AST → checks → CEA with the
 //! predicates interned per type. A [`CompiledQuery`] is immutable and can be shared
 //! by any number of evaluations ([`crate::Runtime`]).
 
@@ -161,7 +161,7 @@ impl CompiledQuery {
         let primary_time: Vec<Option<AttrSlot>> =
             schema_def.types.iter().map(|td| td.primary_time.map(|i| table.slot(&td.attrs[i].0))).collect();
         // With declarations every declared attribute is read, so that a value of
-        // the wrong type rejects the event (§1.2) even if no filter uses it.
+        // the wrong type rejects the event (docs/language.md#s1-2) even if no filter uses it.
         for td in &schema_def.types {
             for (name, _) in &td.attrs {
                 table.slot(name);

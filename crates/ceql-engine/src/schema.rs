@@ -1,7 +1,7 @@
-//! The event model a query runs against (reference §1): the streams of its `FROM`
+//! The event model a query runs against (docs/language.md#s1): the streams of its `FROM`
 //! clause and their event types `S>T`, each with its attributes.
 //!
-//! A schema is either *declared* (`CREATE STREAM`) or *open* (§1.1a): without a
+//! A schema is either *declared* (`CREATE STREAM`) or *open* (docs/language.md#s1-1a): without a
 //! declaration every `FROM` stream accepts every event type the query names, and
 //! attribute types come from the input at run time.
 

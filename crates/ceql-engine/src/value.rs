@@ -4,9 +4,9 @@ use std::fmt;
 
 /// A borrowed attribute value of one event.
 ///
-/// `Absent` and `Null` both read as NULL in predicates (reference §1.2). They differ
+/// `Absent` and `Null` both read as NULL in predicates (docs/language.md#s1-2). They differ
 /// only for `PARTITION BY` key groups, where the first attribute *present* in the
-/// event is the key (§1.1a: "declared" reads "present in the event").
+/// event is the key (docs/language.md#s1-1a: "declared" reads "present in the event").
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ValueRef<'a> {
     /// The event does not carry the attribute.
@@ -123,7 +123,7 @@ impl fmt::Display for ValueType {
     }
 }
 
-/// Declared attribute types of `CREATE STREAM` (reference §1.1).
+/// Declared attribute types of `CREATE STREAM` (docs/language.md#s1-1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum AttrType {
     /// `int`, `long`, `integer`.

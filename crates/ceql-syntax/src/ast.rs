@@ -1,7 +1,7 @@
 //! The abstract syntax tree of CEQL queries and `CREATE STREAM` declarations.
 //!
 //! Every node keeps the byte span of the text it came from, so that the static
-//! checks of the engine can point at the exact token (reference §4).
+//! checks of the engine can point at the exact token (docs/language.md#s4).
 
 use crate::span::Span;
 
@@ -44,7 +44,7 @@ pub struct QueryText {
     pub query: Query,
 }
 
-/// `CREATE STREAM name { EVENT ..., ... }` (reference §1.1).
+/// `CREATE STREAM name { EVENT ..., ... }` (docs/language.md#s1-1).
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamDecl {
     /// Stream name.
@@ -73,7 +73,7 @@ pub struct AttrDecl {
     pub ty: Ident,
 }
 
-/// A CEQL query (reference §2.2).
+/// A CEQL query (docs/language.md#s2-2).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Query {
     /// Span of the `SELECT` keyword (lints without a better place point here).
@@ -100,7 +100,7 @@ pub struct Query {
     pub span: Span,
 }
 
-/// Selection strategy of `SELECT` (reference §3.6).
+/// Selection strategy of `SELECT` (docs/language.md#s3-6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Strategy {
     /// Every match (the default).
@@ -154,13 +154,13 @@ pub struct SelectItem {
 /// `[a, b, ...]`: alternative names of one partition key component.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KeyGroup {
-    /// Attribute names, first declared one wins (reference §3.8).
+    /// Attribute names, first declared one wins (docs/language.md#s3-8).
     pub attrs: Vec<Ident>,
     /// Span of the group including brackets.
     pub span: Span,
 }
 
-/// `WITHIN` forms (reference §3.7).
+/// `WITHIN` forms (docs/language.md#s3-7).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Window {
     /// `WITHIN n EVENTS`.
@@ -245,7 +245,7 @@ impl TimeUnit {
     }
 }
 
-/// `CONSUME BY` policies (reference §3.10).
+/// `CONSUME BY` policies (docs/language.md#s3-10).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ConsumePolicy {
     /// No consumption (default).
@@ -265,7 +265,7 @@ pub struct Limit {
     pub span: Span,
 }
 
-/// A CEL formula node (reference §3.3) with its span.
+/// A CEL formula node (docs/language.md#s3-3) with its span.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cel {
     /// What the node is.
@@ -358,7 +358,7 @@ impl CmpOp {
     }
 }
 
-/// A unary predicate over one event (reference §3.4).
+/// A unary predicate over one event (docs/language.md#s3-4).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Pred {
     /// `P AND Q`.

@@ -1,5 +1,5 @@
 //! Diagnostics: a code, a message, a primary span and a label, rendered as the
-//! caret snippet of reference §4.
+//! caret snippet of docs/language.md#s4.
 
 use crate::span::{line_text, locate, Location, Span};
 use std::fmt::Write as _;

@@ -3,7 +3,7 @@
 /// A half-open byte range `[start, end)` of the source text.
 ///
 /// Spans are byte offsets so that slicing the source is O(1); columns are computed
-/// on demand (in Unicode scalar values, as the reference §4 requires) only when a
+/// on demand (in Unicode scalar values, as docs/language.md#s4 requires) only when a
 /// diagnostic is rendered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Span {

@@ -1,5 +1,5 @@
 //! Parser tests: the bundled stock queries, the precedence consequences of reference
-//! §2.3, lexical details, and error locations.
+//! docs/language.md#s2-3, lexical details, and error locations.
 
 use ceql_syntax::{parse_query_text, parse_schema, query_to_string};
 

@@ -1,5 +1,5 @@
 //! Property: for random CEL trees, printing with the *minimal* parentheses implied by
-//! the precedence table of reference §2.3 and parsing back yields the same tree.
+//! the precedence table of docs/language.md#s2-3 and parsing back yields the same tree.
 //! The minimal printer below is written from the table, independently of the parser.
 
 use ceql_syntax::parse_query_text;

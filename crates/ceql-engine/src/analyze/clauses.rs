@@ -6,9 +6,9 @@ use crate::value::AttrType;
 use ceql_syntax::ast::{self, Window};
 use ceql_syntax::Diagnostic;
 
-/// Resolves the window. Every form is inclusive (reference §3.7, V45–V47); for
+/// Resolves the window. Every form is inclusive (docs/language.md#s3-7, V45–V47); for
 /// `WITHIN n [a]` the reference's §6.1 says `ε = n − 1`, which contradicts §3.7 and
-/// V47, so `ε = n` here, and `n = 0` is accepted as §3.7 and D15 say.
+/// V47, so `ε = n` here, and `n = 0` is accepted as docs/language.md#s3-7 and D15 say.
 pub(super) fn window(query: &ast::Query, schema: &Schema) -> Result<WindowPlan, Diagnostic> {
     let Some(w) = &query.within else { return Ok(WindowPlan::Unbounded) };
     match w {

@@ -1,4 +1,4 @@
-//! Safety lint W0401 (reference §4.3): an `AS` name that may capture events on both
+//! Safety lint W0401 (docs/language.md#s4-3): an `AS` name that may capture events on both
 //! sides of `;` or `:`. In CEQL this is meaningful (the variable then holds both
 //! events), so it is only a warning and never changes the formula.
 

@@ -1,4 +1,4 @@
-//! Static checks of reference §4 and name resolution. The passes run in the order
+//! Static checks of docs/language.md#s4 and name resolution. The passes run in the order
 //! the reference fixes (names, types, scope, lints); the first error aborts, warnings
 //! are collected. The result is a [`Plan`]: the query with every name resolved, ready
 //! for the CEA construction.
@@ -114,7 +114,7 @@ pub enum RCel {
     ContiguousPlus(Box<RCel>, Span),
 }
 
-/// What `SELECT` keeps of each complex event (reference §3.5).
+/// What `SELECT` keeps of each complex event (docs/language.md#s3-5).
 #[derive(Clone, Debug)]
 pub enum Projection {
     /// `SELECT *`.
@@ -125,7 +125,7 @@ pub enum Projection {
     Vars(BitSet),
 }
 
-/// The resolved `WITHIN` clause (reference §3.7, §6.1).
+/// The resolved `WITHIN` clause (docs/language.md#s3-7, #s6-1).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WindowPlan {
     /// No `WITHIN`.
@@ -149,7 +149,7 @@ impl WindowPlan {
         matches!(self, WindowPlan::Duration(_) | WindowPlan::Attribute { .. })
     }
 
-    /// The bound `ε` of §6.1 (inclusive), `None` when unbounded.
+    /// The bound `ε` of docs/language.md#s6-1 (inclusive), `None` when unbounded.
     pub fn epsilon(&self) -> Option<i64> {
         match self {
             WindowPlan::Unbounded => None,
@@ -259,7 +259,7 @@ pub(crate) struct Resolved {
     pub vars: Variables,
     pub pattern: RCel,
     pub projection: Projection,
-    /// `types(x)` of reference §4.1 for every variable.
+    /// `types(x)` of docs/language.md#s4-1 for every variable.
     pub capturable: Vec<Vec<TypeId>>,
     /// Variable of each filter `x[P]` of the query, keyed by the span of `x[P]`.
     pub filter_vars: Vec<(Span, VarId)>,

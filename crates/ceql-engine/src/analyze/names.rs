@@ -1,6 +1,6 @@
 //! Name pass (E0200–E0205, E0208, E0209): builds the schema from the declarations
 //! (or from the query when there are none), resolves event types, variables,
-//! `SELECT` and `FILTER` names, and computes `types(x)` (reference §4.1).
+//! `SELECT` and `FILTER` names, and computes `types(x)` (docs/language.md#s4-1).
 
 use super::{AtomEdge, Projection, RCel, RFilter, Resolved, VarId, VarKind, Variables};
 use crate::bitset::BitSet;
@@ -41,12 +41,12 @@ pub(super) fn resolve(query: &ast::Query, decls: &[ast::StreamDecl]) -> Result<R
     Ok(resolved)
 }
 
-/// Without declarations (§1.1a): every `FROM` stream accepts every event type named
+/// Without declarations (docs/language.md#s1-1a): every `FROM` stream accepts every event type named
 /// by an atom of the query; attribute types are only known at run time.
 ///
 /// Without `FROM`, the query reads every event: one implicit stream (named ``""``)
 /// plus one stream per qualifier `S>T` the query uses, so that `S>T` only matches
-/// events whose `stream` is `S` (§3.3) while `T` matches events of any stream.
+/// events whose `stream` is `S` (docs/language.md#s3-3) while `T` matches events of any stream.
 fn open_schema(query: &ast::Query) -> Schema {
     let mut type_names = BTreeSet::new();
     collect_atom_names(&query.pattern, &mut type_names);
@@ -370,7 +370,7 @@ impl Resolver<'_> {
     }
 }
 
-/// `types(x)` for every variable (reference §4.1).
+/// `types(x)` for every variable (docs/language.md#s4-1).
 fn capturable_types(pattern: &Cel, schema: &Schema, vars: &Variables) -> Vec<Vec<TypeId>> {
     let mut out: Vec<BTreeSet<TypeId>> = vec![BTreeSet::new(); vars.len()];
     for (v, types) in out.iter_mut().enumerate() {
@@ -422,7 +422,7 @@ fn capturable_types(pattern: &Cel, schema: &Schema, vars: &Variables) -> Vec<Vec
 }
 
 /// The error for an attribute named like an input field that is not an attribute
-/// (`type`, `stream`: reference §1.2), which would otherwise read as absent and
+/// (`type`, `stream`: docs/language.md#s1-2), which would otherwise read as absent and
 /// never match. `code` is the clause's name error.
 pub(super) fn reserved_attribute(code: &'static str, id: &ast::Ident) -> Option<Diagnostic> {
     crate::is_reserved_field(&id.name).then(|| {

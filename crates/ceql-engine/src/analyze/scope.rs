@@ -1,5 +1,5 @@
 //! Scope pass (E0301): `ψ FILTER θ` is well-formed iff every variable of `θ` can be
-//! bound by `ψ` (reference §4.2). Filters inside `NOT(...)` are checked against
+//! bound by `ψ` (docs/language.md#s4-2). Filters inside `NOT(...)` are checked against
 //! the atom inside `NOT`.
 
 use super::{Resolved, VarKind};

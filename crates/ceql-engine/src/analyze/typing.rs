@@ -1,5 +1,5 @@
 //! Type pass (E0300, W0403): every filter predicate is type-checked once per event
-//! type its variable can capture (reference §3.4, §4.1). Without declarations,
+//! type its variable can capture (docs/language.md#s3-4, #s4-1). Without declarations,
 //! attribute types are unknown until run time and only literal-driven mistakes are
 //! caught here; the rest is checked on each event.
 
@@ -114,7 +114,7 @@ fn check_term(
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<(), Diagnostic> {
     if schema.declared {
-        // §4.1: an attribute's declared types over types(x) must agree in kind.
+        // docs/language.md#s4-1: an attribute's declared types over types(x) must agree in kind.
         let mut err = None;
         for_each_attr(pred, &mut |id| {
             let declared: Vec<AttrType> =

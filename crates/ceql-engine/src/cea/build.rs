@@ -1,10 +1,10 @@
-//! The ε-free CEA construction of reference §5.4 (Theorem 1 of [CORE], with the
+//! The ε-free CEA construction of docs/language.md#s5-4 (Theorem 1 of [CORE], with the
 //! reference's two corrections to `+`), followed by the top-level `q0`, trimming
 //! and the projection marks.
 //!
-//! Filters are pushed down while building (LP normal form, §5.2): `ψ FILTER x[P]`
+//! Filters are pushed down while building (LP normal form, docs/language.md#s5-2): `ψ FILTER x[P]`
 //! conjoins `P` to the guard of every transition of `ψ` that binds `x`, and
-//! `FILTER θ1 OR θ2` duplicates `ψ` (§5.1).
+//! `FILTER θ1 OR θ2` duplicates `ψ` (docs/language.md#s5-1).
 
 use super::{Cea, Guard, StateId, Term, Transition};
 use crate::analyze::{AtomEdge, Plan, Projection, RCel, RFilter, VarId};
@@ -14,7 +14,7 @@ use crate::schema::{Schema, TypeId};
 use ceql_syntax::{ast, Diagnostic, Span};
 use std::collections::HashMap;
 
-/// The predicates of each event type, numbered per type (the bit index of §5.3),
+/// The predicates of each event type, numbered per type (the bit index of docs/language.md#s5-3),
 /// and the attribute layout they read.
 #[derive(Clone, Debug, Default)]
 pub struct PredTable {
@@ -74,7 +74,7 @@ struct Resolver<'a> {
 
 impl AttrResolver for Resolver<'_> {
     fn resolve(&mut self, name: &str) -> Option<AttrSlot> {
-        // With declarations an attribute the type does not declare is NULL (§1.2),
+        // With declarations an attribute the type does not declare is NULL (docs/language.md#s1-2),
         // even if the event happens to carry a value for it.
         if self.schema.declared && self.schema.types[self.ty as usize].attr_type(name).is_none() {
             return None;
@@ -356,7 +356,7 @@ fn iterate(s: Sub, skip: bool, span: Span) -> Sub {
     Sub { n: h + 1, trans, init: s.init, fin: s.fin, into_fin, spans }
 }
 
-/// Builds the CEA of a resolved formula: the construction of §5.4, a fresh initial
+/// Builds the CEA of a resolved formula: the construction of docs/language.md#s5-4, a fresh initial
 /// state `q0` (state 0), trimming of states that are unreachable or cannot reach a
 /// final state, and output marks for `projection`.
 pub fn build_cea(plan: &Plan) -> Result<(Cea, PredTable), Diagnostic> {

@@ -1,4 +1,4 @@
-//! The CEA construction of reference §5.4: invariants C1–C3, trimming, projection
+//! The CEA construction of docs/language.md#s5-4: invariants C1–C3, trimming, projection
 //! and comparison marks, predicate interning per type.
 
 use crate::{CompileOptions, CompiledQuery};

@@ -1,4 +1,4 @@
-//! Transition guards as boolean functions of an event class (reference §5.3).
+//! Transition guards as boolean functions of an event class (docs/language.md#s5-3).
 
 use crate::bitset;
 use crate::schema::TypeId;

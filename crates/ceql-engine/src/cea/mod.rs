@@ -1,4 +1,4 @@
-//! Complex event automata (reference §5.4): states, guarded transitions with
+//! Complex event automata (docs/language.md#s5-4): states, guarded transitions with
 //! variable sets and output marks.
 
 mod build;
@@ -25,7 +25,7 @@ pub struct Transition {
     pub target: StateId,
     /// Output mark `o`: the event belongs to the projected complex event.
     pub marked: bool,
-    /// Comparison mark `c` of §5.5 (`L ≠ ∅` or leaving `q0`), used by the strategies.
+    /// Comparison mark `c` of docs/language.md#s5-5 (`L ≠ ∅` or leaving `q0`), used by the strategies.
     pub compared: bool,
 }
 

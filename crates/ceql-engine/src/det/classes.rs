@@ -1,4 +1,4 @@
-//! Event classes (reference §5.3): an event's class is its type plus the bit vector
+//! Event classes (docs/language.md#s5-3): an event's class is its type plus the bit vector
 //! of its type's predicates. Classes are interned to dense ids so that the
 //! determinizer can index its transition rows by class.
 

@@ -1,4 +1,4 @@
-//! Lazy I/O-determinization with a bounded cache (reference §5.6), after the lazy
+//! Lazy I/O-determinization with a bounded cache (docs/language.md#s5-6), after the lazy
 //! DFA of regex-automata: det-states are interned keys, successors are computed on
 //! demand and memoised in dense per-state rows indexed by event class, and when the
 //! cache outgrows its budget it is cleared and rebuilt from the det-states still in
@@ -44,7 +44,7 @@ const UNKNOWN_SUCC: Succ = [UNKNOWN, DEAD, DEAD, DEAD];
 /// Classes per transition row until more are met.
 const INITIAL_STRIDE: usize = 8;
 
-/// Budget and thrashing guard of the cache (reference §5.6 defaults).
+/// Budget and thrashing guard of the cache (docs/language.md#s5-6 defaults).
 #[derive(Clone, Copy, Debug)]
 pub struct CacheConfig {
     /// Bytes for interned keys, classes and transition rows.

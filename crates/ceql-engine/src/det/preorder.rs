@@ -4,7 +4,7 @@
 //!
 //! An empty block is a tie marker (NEXT only): the blocks on either side of it have
 //! equal keys `K` so far and differ in `D` only, at their common start (reference
-//! §3.6: a run that binds its first event before one that starts with `NOT`). The
+//! docs/language.md#s3-6: a run that binds its first event before one that starts with `NOT`). The
 //! order between them decides only if their keys stay equal to the end.
 
 use std::collections::HashMap;

@@ -1,4 +1,4 @@
-//! Successors of det-states for each selection strategy (reference §3.6, §5.5).
+//! Successors of det-states for each selection strategy (docs/language.md#s3-6, #s5-5).
 //!
 //! A det-state key is `P ‖ X`: `P` is a set of automaton states; `X` is what the
 //! strategy's automaton construction adds ([FCEP] appendix C.3):
@@ -159,7 +159,7 @@ pub(crate) fn successors(
 /// transitions from that run's block, with that comparison mark, lead to it.
 ///
 /// The runs starting now all have the key `K = {j}`; those that bind the event are
-/// preferred to `NOT` starts only while the keys stay equal (§3.6 compares `K`
+/// preferred to `NOT` starts only while the keys stay equal (docs/language.md#s3-6 compares `K`
 /// first, then `D`). NEXT therefore keeps them as tied blocks, and scans a tie as
 /// one block: the marked successors of all its blocks, then the unmarked ones.
 /// (LAST needs no ties: it already emits all marked successors before any unmarked.)

@@ -176,7 +176,7 @@ fn flip(op: CmpOp) -> CmpOp {
     }
 }
 
-/// `v op c` with the rules of §3.4; `None` on a type mismatch.
+/// `v op c` with the rules of docs/language.md#s3-4; `None` on a type mismatch.
 #[inline]
 fn cmp_leaf(op: CmpOp, v: Leaf<'_>, c: &Value) -> Option<Option<bool>> {
     Some(match (v, c) {

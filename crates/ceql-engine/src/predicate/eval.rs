@@ -1,4 +1,4 @@
-//! Three-valued evaluation (reference §3.4): `Ok(Some(b))` is TRUE/FALSE,
+//! Three-valued evaluation (docs/language.md#s3-4): `Ok(Some(b))` is TRUE/FALSE,
 //! `Ok(None)` is UNKNOWN (a NULL or NaN operand), `Err` is a run-time type error
 //! (possible only without declarations, where attribute types come from the data).
 
@@ -97,7 +97,7 @@ pub fn eval_pred<R: Row + ?Sized>(p: &PredIr, row: &R) -> Result<Option<bool>, M
         }
         PredIr::InRange(e, lo, hi) => {
             let (v, a, b) = (eval_expr(e, row)?, eval_expr(lo, row)?, eval_expr(hi, row)?);
-            // A NULL operand (value or bound) makes IN RANGE UNKNOWN (§3.4).
+            // A NULL operand (value or bound) makes IN RANGE UNKNOWN (docs/language.md#s3-4).
             if matches!(v, V::Null) || matches!(a, V::Null) || matches!(b, V::Null) {
                 return Ok(None);
             }

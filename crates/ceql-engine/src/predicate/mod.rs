@@ -1,4 +1,4 @@
-//! Unary predicates over one event (reference §3.4): an IR compiled from the AST per
+//! Unary predicates over one event (docs/language.md#s3-4): an IR compiled from the AST per
 //! event type, and its three-valued evaluation.
 
 pub(crate) mod columnar;

@@ -4,7 +4,7 @@
 //! also mark into another det-state (the run that advances).
 //!
 //! For such an event `T'` is `T` plus a few new nodes, so the table is updated
-//! where it stands instead of being rebuilt entry by entry (reference §6.5,
+//! where it stands instead of being rebuilt entry by entry (docs/language.md#s6-5,
 //! EXEC_TRANS): one transition lookup per entry, plus O(|T|) per new node. That
 //! is what keeps long sequences (`A1 ; … ; A9`, with eight det-states alive)
 //! fast. Every other event takes the general rebuild of `step.rs`.

@@ -27,7 +27,7 @@ pub enum Target {
 pub(super) enum Outcome {
     /// Process it with this coordinate.
     Accept(i64),
-    /// Dropped as late (§3.7); counted.
+    /// Dropped as late (docs/language.md#s3-7); counted.
     Late,
 }
 
@@ -68,7 +68,7 @@ impl Runtime {
         Ok(Target::Type(schema.type_id(sid, event_type).unwrap_or(OTHER_TYPE)))
     }
 
-    /// The window coordinate `w(j)` of an event (§3.7, §6.1), or whether it is late.
+    /// The window coordinate `w(j)` of an event (docs/language.md#s3-7, #s6-1), or whether it is late.
     #[inline]
     pub(super) fn coordinate<R: Row + ?Sized>(
         &mut self,
@@ -120,7 +120,7 @@ impl Runtime {
                 };
                 let w = match slot {
                     // Ingestion time only when nothing in the stream carries event
-                    // time (§1.4). If other types do, an event with no time source
+                    // time (docs/language.md#s1-4). If other types do, an event with no time source
                     // is missing its time stamp: mixing the two clocks would put it
                     // decades ahead and make every later event late.
                     None if self.config.query.primary_time.iter().any(Option::is_some) => {
@@ -149,7 +149,7 @@ impl Runtime {
                             ns as i64
                         }
                         ValueRef::Timestamp(ns) => ns,
-                        // A NULL coordinate is a late event (§3.7) when late events are
+                        // A NULL coordinate is a late event (docs/language.md#s3-7) when late events are
                         // dropped; by default the input must carry every time stamp.
                         ValueRef::Absent | ValueRef::Null
                             if self.config.options.late_time_stamps == LatePolicy::Drop =>
@@ -195,7 +195,7 @@ impl Runtime {
     }
 
     /// Encodes the partition key of an event into `self.scratch.key_buf`; false when the
-    /// event has no key (§3.8).
+    /// event has no key (docs/language.md#s3-8).
     #[inline]
     pub(super) fn encode_key<R: Row + ?Sized>(&mut self, ty: TypeId, row: &R) -> bool {
         self.scratch.key_buf.clear();
@@ -312,7 +312,7 @@ fn fits_declared(v: ValueRef<'_>, t: AttrType) -> bool {
 }
 
 /// Appends one key component; false for NULL. Components of different types never
-/// compare equal (`int 1` ≠ `double 1.0`, §3.8); doubles are compared by bit pattern
+/// compare equal (`int 1` ≠ `double 1.0`, docs/language.md#s3-8); doubles are compared by bit pattern
 /// after mapping `-0.0` to `0.0`.
 fn encode_value(buf: &mut Vec<u8>, v: ValueRef<'_>, declared: Option<AttrType>) -> bool {
     let v = match (declared, v) {

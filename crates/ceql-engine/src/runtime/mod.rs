@@ -1,5 +1,5 @@
 //! The evaluator: Algorithm 1 of [CORE] over the lazily determinized CEA, with
-//! partitions, windows, consumption and limits (reference §6).
+//! partitions, windows, consumption and limits (docs/language.md#s6).
 
 mod batch;
 mod budget;
@@ -40,14 +40,14 @@ pub enum LatePolicy {
     /// Reject it with an `EventError` (default: input must be in time order).
     #[default]
     Error,
-    /// Drop it and count it, as reference §3.7 does for attribute windows.
+    /// Drop it and count it, as docs/language.md#s3-7 does for attribute windows.
     Drop,
 }
 
 /// Options of one evaluation.
 #[derive(Clone, Debug)]
 pub struct RuntimeOptions {
-    /// Attribute holding the event time stamp (reference §1.4), for duration windows
+    /// Attribute holding the event time stamp (docs/language.md#s1-4), for duration windows
     /// when the event type declares no `primary_time`.
     pub time_field: Option<String>,
     /// Nanoseconds per unit of a numeric `time_field` value (1 for ns, 10^9 for s).

@@ -1,4 +1,4 @@
-//! Partition states (reference §6.5, §6.7, §6.8): one table `T` per `PARTITION BY`
+//! Partition states (docs/language.md#s6-5, #s6-7, #s6-8): one table `T` per `PARTITION BY`
 //! key, found by hashing the encoded key. Partitions are kept in a list ordered by
 //! the window coordinate of their last event, so that the ones whose every partial
 //! match has left the window are dropped from the back in O(1) each.
@@ -124,7 +124,7 @@ pub struct Partition {
     pub dets: u64,
     /// Det-state of the virtual run (the run that has not started yet). Always
     /// the initial det-state under ALL; under NEXT/LAST/MAX it carries the order
-    /// or domination information of every live run (reference §5.5).
+    /// or domination information of every live run (docs/language.md#s5-5).
     pub virtual_det: DetId,
     prev: PartitionId,
     next: PartitionId,
@@ -298,7 +298,7 @@ impl Partitions {
     /// Drops every keyed partition whose last event is below `tau`: all its
     /// union-lists have expired. A partition whose virtual run still carries
     /// strategy state (NEXT/LAST/MAX) keeps that state, which later matches are
-    /// compared with (strategy before window, §3.6): its table is released and it
+    /// compared with (strategy before window, docs/language.md#s3-6): its table is released and it
     /// leaves the idle list until its key is seen again.
     #[inline]
     pub fn evict_idle(&mut self, tau: i64, pool: &mut Vec<UnionList>) {

@@ -1,6 +1,6 @@
 //! The entry of every event: PUSH resolves what the event is (ingestion), settles
 //! the determinization cache, commits the position, and runs ON_EVENT for its
-//! partition (`step.rs`); then expired memory is reclaimed (reference §6.5, §6.7).
+//! partition (`step.rs`); then expired memory is reclaimed (docs/language.md#s6-5, #s6-7).
 
 use super::ingest::Outcome;
 use super::{Precomputed, Runtime, Target};
@@ -131,7 +131,7 @@ impl Runtime {
         }
     }
 
-    /// Frees tECS chunks and partitions that can no longer contribute (§6.7).
+    /// Frees tECS chunks and partitions that can no longer contribute (docs/language.md#s6-7).
     #[inline(always)]
     pub(super) fn reclaim(&mut self) {
         if self.config.facts.epsilon.is_none() || self.state.max_w == i64::MIN {

@@ -68,7 +68,7 @@ struct State {
     /// Least recently touched first.
     partitions: Vec<PartitionState>,
     /// Partitions whose runs all expired but whose virtual run keeps strategy
-    /// state (NEXT/LAST/MAX): off the idle list, still compared with (§3.6).
+    /// state (NEXT/LAST/MAX): off the idle list, still compared with (docs/language.md#s3-6).
     evicted: Vec<PartitionState>,
 }
 

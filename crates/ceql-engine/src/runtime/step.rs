@@ -1,4 +1,4 @@
-//! ON_EVENT, EXEC_TRANS and OUTPUT of reference §6.5 (Algorithm 1 of [CORE]).
+//! ON_EVENT, EXEC_TRANS and OUTPUT of docs/language.md#s6-5 (Algorithm 1 of [CORE]).
 //!
 //! Per event the work is O(|T| · (cost(δ) + |T|)) for the event's partition only:
 //! constant in the length of the stream and the size of the window.
@@ -139,7 +139,7 @@ impl Runtime {
             any
         };
 
-        // CONSUME BY (§3.10): tested on O_j before LIMIT.
+        // CONSUME BY (docs/language.md#s3-10): tested on O_j before LIMIT.
         let reset = any && self.config.facts.consume != ConsumePolicy::None;
         let mut next_virtual = next_virtual;
         if reset {

@@ -1,6 +1,6 @@
 //! The node arena: nodes are allocated in id order in fixed-size chunks, and whole
 //! chunks are dropped once every node in them was created at a window coordinate
-//! below the threshold `τ` (reference §6.7). Such nodes can never be visited again:
+//! below the threshold `τ` (docs/language.md#s6-7). Such nodes can never be visited again:
 //! a node is created at a coordinate ≥ every start below it, enumeration only enters
 //! nodes with `max ≥ τ`, and `τ` never decreases.
 

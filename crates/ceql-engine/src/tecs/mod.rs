@@ -1,4 +1,4 @@
-//! The timed Enumerable Compact Set of [CORE] §5 (reference §6.2–6.4): an immutable
+//! The timed Enumerable Compact Set of [CORE] §5 (docs/language.md#s6-2 to #s6-4): an immutable
 //! DAG of bottom, begin, output and union nodes stored in an arena, with the union gadgets
 //! and union-lists that keep every update constant-time.
 

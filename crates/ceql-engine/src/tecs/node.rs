@@ -75,7 +75,7 @@ impl NodeRef {
         self.0 >> RIGHT_ODEPTH_SHIFT & 3
     }
 
-    /// Safe nodes (reference §6.2): non-union, or `odepth = 1` with a right child of
+    /// Safe nodes (docs/language.md#s6-2): non-union, or `odepth = 1` with a right child of
     /// `odepth ≤ 2`. Only safe nodes may be given to `union`, `new-ulist`, `insert`.
     #[inline]
     pub fn is_safe(self) -> bool {

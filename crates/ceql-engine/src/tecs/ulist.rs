@@ -1,4 +1,4 @@
-//! Union-lists (reference §6.4): `[n0, n1, ..., nk]`, safe nodes with `n0`
+//! Union-lists (docs/language.md#s6-4): `[n0, n1, ..., nk]`, safe nodes with `n0`
 //! non-union, `max(n0) ≥ max(ni)` and a strictly decreasing tail. A union-list
 //! stands for the union of its nodes without building it until needed (`merge`).
 

@@ -1,4 +1,4 @@
-//! `union(n1, n2)`: the four gadgets of [CORE] Figure 5 (reference §6.3). Given two
+//! `union(n1, n2)`: the four gadgets of [CORE] Figure 5 (docs/language.md#s6-3). Given two
 //! safe nodes with the same `max`, returns a safe node for `⟦n1⟧ ∪ ⟦n2⟧` using at
 //! most three new union nodes.
 

@@ -1,5 +1,5 @@
 //! CEL formulas: the flat `unit (postfix | infix unit)*` sequence produced by pest is
-//! turned into a tree by the precedence-climbing procedure of reference §2.3.
+//! turned into a tree by the precedence-climbing procedure of docs/language.md#s2-3.
 //!
 //! | power | operators          | kind    |
 //! |-------|--------------------|---------|
@@ -94,7 +94,7 @@ pub(crate) fn cel(pair: Pair<'_>) -> Result<Cel, Diagnostic> {
     Ok(tree)
 }
 
-/// The normative `parse(min)` procedure of reference §2.3.
+/// The normative `parse(min)` procedure of docs/language.md#s2-3.
 fn climb(items: &mut std::iter::Peekable<std::vec::IntoIter<Item>>, min: u8) -> Cel {
     let mut lhs = match items.next() {
         Some(Item::Unit(c)) => c,

@@ -1,6 +1,6 @@
 //! CEQL text → AST. pest does the lexing and the flat parse; the builders in the
 //! submodules turn pest pairs into [`crate::ast`] nodes and apply the CEL operator
-//! precedence of reference §2.3.
+//! precedence of docs/language.md#s2-3.
 
 mod cel;
 mod errors;
