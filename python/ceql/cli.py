@@ -85,13 +85,21 @@ def _silence_closed_stdout() -> None:
             pass
 
 
-def _run(args: argparse.Namespace) -> int:
+def _compile_file(args: argparse.Namespace) -> Optional[Any]:
+    """Compiles the ``--query`` file (with ``--schema``, if given); ``None`` after
+    telling a query error as its rendered diagnostic, located in the file."""
     text = _read_text(args.query, "query")
     schema = _read_text(args.schema, "schema") if args.schema else None
     try:
-        query = compile_query(text, schema)
+        return compile_query(text, schema)
     except CeqlError as e:
         tell(str(e).replace("--> query", f"--> {args.query}", 1))
+        return None
+
+
+def _run(args: argparse.Namespace) -> int:
+    query = _compile_file(args)
+    if query is None:
         return 2
     for w in query.warnings:
         if w.code != "W0402" or not args.quiet:
@@ -274,12 +282,8 @@ def explain(args: argparse.Namespace) -> int:
     from . import explain as explain_mod
 
     try:
-        text = _read_text(args.query, "query")
-        schema = _read_text(args.schema, "schema") if args.schema else None
-        try:
-            query = compile_query(text, schema)
-        except CeqlError as e:
-            tell(str(e).replace("--> query", f"--> {args.query}", 1))
+        query = _compile_file(args)
+        if query is None:
             return 2
         if args.format == "text":
             out = query.explain()
