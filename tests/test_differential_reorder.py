@@ -134,7 +134,9 @@ def _check(case: gen.Case, data):
     late = data.draw(st.sampled_from(["drop", "error"]), label="late")
     arrivals = _arrivals(case, delay, violate, data)
     ops = _ops(arrivals, scale, data)
-    sorted_events, late_events = reorder(ops, delay * SECOND, lambda e: e["ts"] * UNIT_NS[case.time_unit])
+    unit = UNIT_NS[case.time_unit]
+    in_ns = [(op[0], op[1] * unit) if op[0] == "watermark" else op for op in ops]
+    sorted_events, late_events = reorder(in_ns, delay * SECOND, lambda e: e["ts"] * unit)
     if not violate and not any(op[0] == "watermark" for op in ops):
         assert within_bound([e["ts"] for e in arrivals], delay * scale) and not late_events
     expected_case = dataclasses.replace(case, events=sorted_events)
