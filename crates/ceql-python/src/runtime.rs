@@ -125,7 +125,13 @@ impl NativeRuntime {
         }
         let rt = Runtime::new(query.inner.clone(), options);
         rt.check_reorder_options().map_err(PyValueError::new_err)?;
-        Ok(NativeRuntime { rt, out: MatchBuffer::new(), out32: MatchBuffer::empty(), values: Vec::new(), poisoned: false })
+        Ok(NativeRuntime {
+            rt,
+            out: MatchBuffer::new(),
+            out32: MatchBuffer::empty(),
+            values: Vec::new(),
+            poisoned: false,
+        })
     }
 
     /// Attribute names read from each event.
@@ -180,6 +186,42 @@ impl NativeRuntime {
     /// Tags of the events the reorder buffer holds, in release order.
     fn held_tags(&self) -> Vec<u64> {
         self.rt.held_tags()
+    }
+
+    /// Pushes the rows of an Arrow-compatible object (or none) through the reorder
+    /// buffer, row `i` under the tag `first_tag + i` and the tie-breaker `ties[i]`,
+    /// then raises the buffer's watermark to `watermark_ns` if given; returns the
+    /// matches of the rows released as an Arrow batch (as `push_arrow_columnar`).
+    #[pyo3(signature = (data, first_tag, ties=None, watermark_ns=None))]
+    fn push_arrow_delayed(
+        &mut self,
+        py: Python<'_>,
+        data: Option<&Bound<'_, PyAny>>,
+        first_tag: u64,
+        ties: Option<Vec<Vec<u8>>>,
+        watermark_ns: Option<i64>,
+    ) -> PyResult<ArrowBatch> {
+        self.run(py, |this| {
+            let mut out = MatchBuffer::new();
+            let ties = ties.unwrap_or_default();
+            if let Some(data) = data {
+                let mut offset = 0usize;
+                for batch in stream_of(data)? {
+                    let batch =
+                        batch.map_err(|e| PyValueError::new_err(format!("cannot read the Arrow stream: {e}")))?;
+                    let n = batch.num_rows();
+                    let tied = ties.get(offset..offset + n).unwrap_or(&[]);
+                    this.rt
+                        .push_batch_delayed(&batch, first_tag + offset as u64, tied, &mut out)
+                        .map_err(|e| event_error(py, &e))?;
+                    offset += n;
+                }
+            }
+            if let Some(w) = watermark_ns {
+                this.rt.advance_delayed(w, &mut out).map_err(|e| event_error(py, &e))?;
+            }
+            Ok(ArrowBatch::new(out.into_record_batch(0)))
+        })
     }
 
     /// Releases every held event; returns the matches.

@@ -12,6 +12,7 @@ mod narrow_output_tests;
 mod partition;
 mod push;
 mod reorder;
+mod reorder_batch;
 #[cfg(test)]
 mod reorder_tests;
 #[cfg(test)]

@@ -61,6 +61,8 @@ pub struct ReorderStats {
 #[derive(Clone, Debug)]
 struct Held {
     time: i64,
+    /// The caller's tie-breaker among equal time stamps (empty: arrival order only).
+    tie: Box<[u8]>,
     seq: u64,
     tag: u64,
     stream: Option<Box<str>>,
@@ -75,6 +77,7 @@ impl Held {
         let strings = |v: &Option<Value>| if let Some(Value::Str(s)) = v { s.len() } else { 0 };
         std::mem::size_of::<Held>()
             + self.event_type.len()
+            + self.tie.len()
             + self.stream.as_ref().map_or(0, |s| s.len())
             + self.values.len() * std::mem::size_of::<Option<Value>>()
             + self.values.iter().map(strings).sum::<usize>()
@@ -83,7 +86,7 @@ impl Held {
 
 impl PartialEq for Held {
     fn eq(&self, other: &Self) -> bool {
-        (self.time, self.seq) == (other.time, other.seq)
+        (self.time, &self.tie, self.seq) == (other.time, &other.tie, other.seq)
     }
 }
 impl Eq for Held {}
@@ -94,7 +97,7 @@ impl PartialOrd for Held {
 }
 impl Ord for Held {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (self.time, self.seq).cmp(&(other.time, other.seq))
+        (self.time, &self.tie, self.seq).cmp(&(other.time, &other.tie, other.seq))
     }
 }
 
@@ -162,9 +165,12 @@ pub(crate) struct BufferState {
     max_seen: i64,
     watermark: i64,
     stats: ReorderStats,
-    /// (time, seq, tag, stream, type, values), in release order.
-    events: Vec<(i64, u64, u64, Option<String>, String, Vec<SavedValue>)>,
+    /// (time, tie, seq, tag, stream, type, values), in release order.
+    events: Vec<SavedEvent>,
 }
+
+/// A held event in a snapshot: (time, tie, seq, tag, stream, type, values).
+type SavedEvent = (i64, Vec<u8>, u64, u64, Option<String>, String, Vec<SavedValue>);
 
 /// A [`Value`] in a snapshot.
 #[derive(Serialize, Deserialize)]
@@ -203,6 +209,7 @@ impl ReorderBuffer {
                 .map(|h| {
                     (
                         h.time,
+                        h.tie.to_vec(),
                         h.seq,
                         h.tag,
                         h.stream.as_ref().map(|s| s.to_string()),
@@ -232,9 +239,10 @@ impl ReorderBuffer {
         buffer.max_seen = state.max_seen;
         buffer.watermark = state.watermark;
         buffer.stats = state.stats;
-        for (time, seq, tag, stream, event_type, values) in state.events {
+        for (time, tie, seq, tag, stream, event_type, values) in state.events {
             buffer.insert(Held {
                 time,
+                tie: tie.into(),
                 seq,
                 tag,
                 stream: stream.map(Into::into),
@@ -311,10 +319,26 @@ impl Runtime {
         tag: u64,
         out: &mut MatchBuffer<P>,
     ) -> Result<(), EventError> {
+        self.push_delayed_tied(stream, event_type, values, tag, &[], out)
+    }
+
+    /// [`Runtime::push_delayed`] with a tie-breaker: events with equal time stamps are
+    /// released in the byte order of `tie`, then in arrival order (the Spark glue
+    /// passes the event's order fields and key, so that the order does not depend on
+    /// how the input was split into micro-batches).
+    pub fn push_delayed_tied<P: Position>(
+        &mut self,
+        stream: Option<&str>,
+        event_type: &str,
+        values: &[ValueRef<'_>],
+        tag: u64,
+        tie: &[u8],
+        out: &mut MatchBuffer<P>,
+    ) -> Result<(), EventError> {
         if self.state.reorder.is_none() {
             return self.push(stream, event_type, values, out);
         }
-        let arrived = self.arrive(stream, event_type, values, tag);
+        let arrived = self.arrive(stream, event_type, values, tag, tie);
         if arrived.is_err() {
             self.buffer().log.push(Fate::Dropped(tag));
         }
@@ -360,6 +384,7 @@ impl Runtime {
         event_type: &str,
         values: &[ValueRef<'_>],
         tag: u64,
+        tie: &[u8],
     ) -> Result<(), EventError> {
         self.check_state_budget()?;
         let position = self.state.position;
@@ -407,6 +432,7 @@ impl Runtime {
         buffer.next_seq += 1;
         buffer.insert(Held {
             time,
+            tie: tie.into(),
             seq,
             tag,
             stream: stream.map(Into::into),
