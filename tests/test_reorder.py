@@ -6,6 +6,8 @@ follow from the section's rules step by step."""
 from __future__ import annotations
 
 import datetime as dt
+import struct
+import zlib
 
 import pytest
 
@@ -159,3 +161,22 @@ def test_without_max_delay_flush_and_advance_watermark_return_nothing():
     s.push(ev("A", 1))
     assert s.flush() == [] and s.advance_watermark(3) == []
     assert "reorder_held" not in s.stats()
+
+
+def test_a_version_5_engine_snapshot_still_restores():
+    """Version 6 appended the reorder buffer (an optional field, one 0 byte when
+    absent) to version 5: a version-5 engine snapshot is the version-6 one of a
+    stream without max_delay minus that byte."""
+    q = ceql.compile(Q)
+    s = q.stream(time_field="ts", time_unit="s")
+    out = s.push_many(SORTED[:3])
+    data = s.snapshot()
+    header = len(b"CEQLPY") + 10
+    version, n = struct.unpack("<HQ", data[len(b"CEQLPY"):header])
+    native, rest = data[header:header + n], data[header + n:-4]
+    assert native[8:12] == (6).to_bytes(4, "little") and native[-1:] == b"\x00"
+    old = native[:8] + (5).to_bytes(4, "little") + native[12:-1]
+    body = b"CEQLPY" + struct.pack("<HQ", version, len(old)) + old + rest
+    s2 = ceql.Stream.restore(q, body + struct.pack("<I", zlib.crc32(body)))
+    out += s2.push_many(SORTED[3:])
+    assert as_triples(out) == _sorted_run(q, SORTED)
