@@ -403,7 +403,10 @@ impl Runtime {
         let name = self.config.layout[slot as usize].clone();
         let time = match time_of(values, slot, factor) {
             Ok(Some(t)) => t,
-            Ok(None) if drop => return Ok(self.drop_late(tag)),
+            Ok(None) if drop => {
+                self.drop_late(tag);
+                return Ok(());
+            }
             Ok(None) => {
                 return Err(error(name, "missing time stamp: max_delay orders events by time stamp".into()));
             }
@@ -412,7 +415,8 @@ impl Runtime {
         let buffer = self.state.reorder.as_mut().expect("a reordering runtime");
         if time < buffer.watermark {
             if drop {
-                return Ok(self.drop_late(tag));
+                self.drop_late(tag);
+                return Ok(());
             }
             let (w, d) = (buffer.watermark, buffer.max_delay);
             return Err(error(
