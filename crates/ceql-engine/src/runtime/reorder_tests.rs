@@ -171,3 +171,41 @@ fn without_a_time_field_the_options_are_refused() {
     let rt = Runtime::new(Arc::new(query), RuntimeOptions { max_delay: Some(0), ..RuntimeOptions::default() });
     assert!(rt.check_reorder_options().unwrap_err().contains("time_field"));
 }
+
+/// A batch of `(type, ts)` rows.
+fn batch(rows: &[(&str, i64)]) -> arrow_array::RecordBatch {
+    use arrow_array::{ArrayRef, Int64Array, StringArray};
+    let types: ArrayRef = Arc::new(StringArray::from(rows.iter().map(|r| r.0).collect::<Vec<_>>()));
+    let ts: ArrayRef = Arc::new(Int64Array::from(rows.iter().map(|r| r.1).collect::<Vec<_>>()));
+    arrow_array::RecordBatch::try_from_iter([("type", types), ("ts", ts)]).unwrap()
+}
+
+#[test]
+fn a_tie_breaker_orders_equal_time_stamps_before_arrival() {
+    let text = "SELECT * FROM S WHERE A ; B";
+    let rows = batch(&[("B", 5), ("A", 5)]);
+    let mut tied = runtime(text, Some(SECOND), LatePolicy::Error);
+    let mut out = MatchBuffer::new();
+    tied.push_batch_delayed(&rows, 10, &[vec![2], vec![1]], &mut out).unwrap();
+    tied.flush_delayed(&mut out).unwrap();
+    assert_eq!(tied.take_fates(), [Fate::Released(11), Fate::Released(10)]);
+    assert_eq!(matches(&out), [(0, 1, vec![0, 1])]);
+    // Without ties: arrival order, B before A, no match.
+    let mut plain = runtime(text, Some(SECOND), LatePolicy::Error);
+    let mut out = MatchBuffer::new();
+    plain.push_batch_delayed(&rows, 0, &[], &mut out).unwrap();
+    plain.flush_delayed(&mut out).unwrap();
+    assert!(out.is_empty());
+    assert_eq!(plain.take_fates(), [Fate::Released(0), Fate::Released(1)]);
+}
+
+#[test]
+fn held_events_keep_the_runtime_from_being_idle() {
+    let mut rt = runtime(QUERY, Some(10 * SECOND), LatePolicy::Error);
+    let mut out = MatchBuffer::new();
+    assert!(rt.is_idle());
+    push_all(&mut rt, &[("X", 1)], &mut out);
+    assert!(!rt.is_idle());
+    rt.flush_delayed(&mut out).unwrap();
+    assert!(rt.is_idle());
+}
