@@ -57,7 +57,7 @@ def synthetic():
 
 #: The reorder buffer (``max_delay``): name -> delay in ms (None: no buffer, sorted input).
 REORDER = {"reorder_none": None, "reorder_d0": 0, "reorder_d1s": 1_000, "reorder_d10s": 10_000}
-REORDER_QUERY = "SELECT * FROM S WHERE A ; B ; C WITHIN 1 seconds"
+REORDER_QUERY = "SELECT * FROM S WHERE A ; B WITHIN 10 milliseconds"
 REORDER_EVENTS = 200_000
 
 
