@@ -1,4 +1,4 @@
-"""Differential tests of the reorder buffer (``max_delay``, docs/language.md §3.7a).
+"""Differential tests of the reorder buffer (``max_delay``, docs/language.md#s3-7a).
 
 A random case (every strategy, PARTITION BY, windows by events, attribute and time,
 CONSUME BY, LIMIT, projection) gets fresh non-decreasing time stamps ``ts``; its events

@@ -1,4 +1,4 @@
-"""The reorder buffer through the Python API (``max_delay``, docs/language.md §3.7a):
+"""The reorder buffer through the Python API (``max_delay``, docs/language.md#s3-7a):
 options, late events, flush, caller watermarks, Arrow input, snapshots, the state
 budget. Expected outputs are those of the input sorted by hand (the contract) or
 follow from the section's rules step by step."""

@@ -95,7 +95,7 @@ class Query:
 
         ``max_delay`` (seconds, a ``datetime.timedelta`` or text such as ``"10
         seconds"``) evaluates input that is out of time order by at most that
-        much as if it were sorted by time stamp (docs/language.md §3.7a): it
+        much as if it were sorted by time stamp (docs/language.md#s3-7a): it
         needs ``time_field`` (or a declared ``primary_time``); positions are then
         those of the sorted stream, and events later than the bound are late
         (``late=``). Everything is released at the end of ``events``.

@@ -73,7 +73,7 @@ class Stream:
 
     With ``max_delay`` (see :meth:`ceql.Query.stream`) the stream holds each event
     until the watermark passes it and evaluates the events in time order
-    (docs/language.md §3.7a): a push returns the matches of the events it
+    (docs/language.md#s3-7a): a push returns the matches of the events it
     released, which may be earlier ones; :meth:`flush` releases everything.
     """
 

@@ -1,4 +1,4 @@
-"""The reorder buffer of docs/language.md §3.7a, written from its text: which arriving
+"""The reorder buffer of docs/language.md#s3-7a, written from its text: which arriving
 events are late, and the order in which the others reach the evaluation. Independent
 of the engine: no heap, no incremental release, just the definitions.
 

@@ -45,7 +45,7 @@ class Engine:
     """One evaluation of the query (all the partition keys it is given).
 
     ``reorder=True`` (the streaming path) gives it the engine's reorder buffer
-    (docs/language.md §3.7a): rows are held until :meth:`push_delayed`'s watermark
+    (docs/language.md#s3-7a): rows are held until :meth:`push_delayed`'s watermark
     passes them, then evaluated in (time, tie-breaker, arrival) order."""
 
     def __init__(self, plan: QueryPlan, native: Optional[object] = None, reorder: bool = False) -> None:

@@ -16,7 +16,7 @@ The state row of a bucket holds
 * ``released``: the time (ns) up to which rows have been released to the engine.
 
 Each call sets late rows aside and hands the others to the engine's reorder buffer
-(docs/language.md §3.7a), with a tie-breaker made of the order fields and the key
+(docs/language.md#s3-7a), with a tie-breaker made of the order fields and the key
 (``_ties.py``), so that rows of equal time are evaluated in the batch path's (time,
 order, key) order; the watermark then releases the held rows at or before it, in
 that order, and advances the engine's window watermark. The rows released move
