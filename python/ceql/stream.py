@@ -315,7 +315,11 @@ class Stream:
     @_serialised
     def stats(self) -> dict:
         """Counters: events, matches, late/unkeyed events, partitions, cache
-        (det-states, hits, misses, clears, mode), tECS nodes and bytes."""
+        (det-states, hits, misses, clears, mode), tECS nodes and bytes. With
+        ``max_delay`` also the reorder buffer's: ``reorder_held`` (now),
+        ``reorder_max_held``, ``reorder_released``, ``reorder_reordered`` (events
+        that arrived behind a later time stamp) and ``reorder_late`` (late events
+        dropped on arrival, also counted in ``late_dropped``)."""
         return dict(self._native.stats())
 
     @_serialised
