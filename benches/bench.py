@@ -8,7 +8,9 @@ pyarrow Table, one JSON line per workload (events/s, matches, peak RSS of the
 Each workload runs in a fresh child process, so that its peak RSS is its own.
 The workloads are the same as the criterion harness (benches/src/workloads.rs):
 uniform seeded streams, W = 100 unless stated; stock Q1-Q7 when the stock data is
-found (``$CEQL_STOCK_DATA`` or ../shared/data/stock/stock_data.csv). ``run_arrow``
+found (``$CEQL_STOCK_DATA`` or ../shared/data/stock/stock_data.csv); the reorder
+buffer (``reorder_*``: ``Query.run`` with ``max_delay`` 0, 1 s and 10 s on a stream
+shuffled within the delay, and the sorted stream without a buffer). ``run_arrow``
 materialises every match, so K3 and K5 (exponential output) run on 10k events.
 The output's row numbers are uint32 (the input is a Table of known length) unless
 ``--position-type uint64`` asks for the 64-bit output; each line names the type.
@@ -53,6 +55,44 @@ def synthetic():
     return out
 
 
+#: The reorder buffer (``max_delay``): name -> delay in ms (None: no buffer, sorted input).
+REORDER = {"reorder_none": None, "reorder_d0": 0, "reorder_d1s": 1_000, "reorder_d10s": 10_000}
+REORDER_QUERY = "SELECT * FROM S WHERE A ; B WITHIN 10 milliseconds"
+REORDER_EVENTS = 200_000
+
+
+def reorder_table(n, delay_ms):
+    """``n`` events of types A, B, C, X (uniform), one per millisecond (``ts``), in an
+    arrival order where each is up to ``delay_ms`` late (sorted by ts + a uniform
+    jitter in [0, delay_ms)), so that nothing is late."""
+    import numpy as np
+    import pyarrow as pa
+
+    rng = np.random.default_rng(7)
+    types = np.array(["A", "B", "C", "X"])[rng.integers(0, 4, n)]
+    ts = np.arange(n, dtype=np.int64)
+    order = np.argsort(ts + rng.uniform(0, delay_ms or 0, n), kind="stable")
+    return pa.table({"type": types[order], "ts": ts[order]})
+
+
+def run_reorder(name, events):
+    """``Query.run`` over the shuffled stream with ``max_delay``, or over the sorted
+    one without (the reference: Arrow input, no buffer)."""
+    import ceql
+
+    delay = REORDER[name]
+    table = reorder_table(min(events, REORDER_EVENTS), delay)
+    q = ceql.compile(REORDER_QUERY)
+    kw = {} if delay is None else {"max_delay": delay / 1000}
+    best, matches = float("inf"), 0
+    for _ in range(3):
+        t0 = time.perf_counter()
+        matches = len(q.run(table, time_field="ts", time_unit="ms", **kw))
+        best = min(best, time.perf_counter() - t0)
+    return {"workload": name, "events": table.num_rows, "max_delay_ms": delay, "seconds": round(best, 4),
+            "events_per_s": round(table.num_rows / best), "matches": matches, "peak_rss_mib": round(peak_rss_mib(), 1)}
+
+
 def stock_queries():
     seq = "(SELL as msft; BUY as oracle; BUY as csco; SELL as amat)"
     dis = "(SELL as msft; (BUY OR SELL) as oracle; (BUY OR SELL) as csco; SELL as amat)"
@@ -94,6 +134,8 @@ def run_one(name, events, position_type=None):
 
     import ceql
 
+    if name in REORDER:
+        return run_reorder(name, events)
     if name.startswith("stock_"):
         path = stock_path()
         if path is None:
@@ -149,7 +191,7 @@ def main():
     if args.child:
         print(json.dumps(run_one(args.child, args.events, args.position_type)), flush=True)
         return
-    names = list(synthetic()) + list(stock_queries())
+    names = list(synthetic()) + list(stock_queries()) + list(REORDER)
     if args.only:
         names = [n for n in names if n in args.only]
     # numpy's OpenBLAS threads spin on the other cores for a while after import;

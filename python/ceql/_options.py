@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
 from . import _ceql
-from ._units import time_unit_nanos
+from ._units import duration_nanos, time_unit_nanos
 
 if TYPE_CHECKING:
     from .query import Query
@@ -31,6 +31,8 @@ class RunOptions:
     max_cache_bytes: Optional[int] = None
     max_det_states: Optional[int] = None
     max_state_bytes: Optional[int] = None
+    #: Reorder buffer bound (``None``: none), given as seconds, a timedelta or text; stored in nanoseconds.
+    max_delay: Optional[Any] = None
 
     def __post_init__(self) -> None:
         if self.late not in _LATE:
@@ -38,6 +40,8 @@ class RunOptions:
         for name in BUDGETS:
             object.__setattr__(self, name, _budget(name, getattr(self, name)))
         time_unit_nanos(self.time_unit)
+        if self.max_delay is not None:
+            object.__setattr__(self, "max_delay", duration_nanos(self.max_delay, "max_delay"))
 
     def runtime(self, query: "Query") -> "_ceql.NativeRuntime":
         """A new evaluation of ``query`` with these options."""
@@ -46,6 +50,7 @@ class RunOptions:
             time_field=self.time_field,
             time_unit_nanos=time_unit_nanos(self.time_unit),
             late_drop=self.late == "drop",
+            max_delay=self.max_delay,
             **{name: getattr(self, name) for name in BUDGETS},
         )
 

@@ -179,3 +179,20 @@ class Retained:
             self.starts = self.starts[self.lo :]
             self.sources = self.sources[self.lo :]
             self.lo = 0
+
+
+class DeferredSource:
+    """The source of the matches of a push through a reorder buffer: the events
+    released by the push get their positions while it runs, and are added to the
+    stream's retained chunks after it; :attr:`view` is then set to a view that
+    has them."""
+
+    __slots__ = ("view",)
+
+    def __init__(self) -> None:
+        self.view: Optional[ChunkView] = None
+
+    def events_at(self, positions: Sequence[int]) -> List[Any]:
+        if self.view is None:
+            raise LookupError("the events of this match are not retained")
+        return self.view.events_at(positions)

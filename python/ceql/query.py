@@ -57,6 +57,7 @@ class Query:
         max_cache_bytes: Optional[int] = None,
         max_det_states: Optional[int] = None,
         max_state_bytes: Optional[int] = None,
+        max_delay: Any = None,
     ) -> List["_ceql.Match"]:
         """Evaluates the query over ``events`` and returns every complex event, in
         order of ``end``.
@@ -91,8 +92,19 @@ class Query:
 
         Every budget is ``None`` or a positive integer; anything else raises a
         ``ValueError`` naming the argument.
+
+        ``max_delay`` (seconds, a ``datetime.timedelta`` or text such as ``"10
+        seconds"``) evaluates input that is out of time order by at most that
+        much as if it were sorted by time stamp (docs/language.md#s3-7a): it
+        needs ``time_field`` (or a declared ``primary_time``); positions are then
+        those of the sorted stream, and events later than the bound are late
+        (``late=``). Everything is released at the end of ``events``.
         """
-        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes)
+        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes, max_delay)
+        if options.max_delay is not None:
+            stream = Stream(self, options.runtime(self))
+            matches = stream.push_many(events)
+            return matches + stream.flush()
         return self._run(events, options)
 
     def _run(self, events: Any, options: RunOptions) -> List["_ceql.Match"]:
@@ -223,11 +235,18 @@ class Query:
         max_cache_bytes: Optional[int] = None,
         max_det_states: Optional[int] = None,
         max_state_bytes: Optional[int] = None,
+        max_delay: Any = None,
     ) -> "Stream":
         """A stateful evaluator for unbounded input; see :class:`ceql.Stream`.
         Parameters as for :meth:`run`; the budgets bound the stream's state at
-        any time. The options, budgets included, are kept in its snapshots."""
-        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes)
+        any time (the events a ``max_delay`` buffer holds included). The options,
+        budgets included, are kept in its snapshots.
+
+        With ``max_delay`` the stream holds each event until the watermark (the
+        largest time stamp seen minus ``max_delay``, or a later time given to
+        :meth:`Stream.advance_watermark`) passes it, and evaluates events in
+        (time stamp, arrival) order; :meth:`Stream.flush` releases everything."""
+        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes, max_delay)
         return Stream(self, options.runtime(self))
 
     def __repr__(self) -> str:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, List, Optional, Tuple
 
 from . import _ceql
 from ._inputs import Kind, Pushable, classify, for_push
-from ._sources import ListSource, Retained
+from ._sources import DeferredSource, ListSource, Retained
 from .errors import CeqlError, CeqlEventError, CeqlSnapshotError
 
 if TYPE_CHECKING:
@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 
 _MAGIC = b"CEQLPY"
 # Version 2 ends with a CRC-32 of everything before it, so that damaged bytes are
-# refused before anything is decoded.
-_VERSION = 2
+# refused before anything is decoded; version 3 adds the events the reorder buffer
+# holds (``max_delay``) to the pickled payload.
+_VERSION = 3
 _CHUNK = 4096
 T = TypeVar("T")
 
@@ -69,6 +70,11 @@ class Stream:
     (those inside the window), so that ``Match.events`` works; without ``WITHIN``
     it keeps everything. :meth:`snapshot` / :meth:`restore` persist the state:
     restoring and continuing gives exactly what an uninterrupted stream gives.
+
+    With ``max_delay`` (see :meth:`ceql.Query.stream`) the stream holds each event
+    until the watermark passes it and evaluates the events in time order
+    (docs/language.md#s3-7a): a push returns the matches of the events it
+    released, which may be earlier ones; :meth:`flush` releases everything.
     """
 
     def __init__(self, query: "Query", native: "_ceql.NativeRuntime") -> None:
@@ -77,12 +83,19 @@ class Stream:
         self._chunks = Retained(_CHUNK)
         self._lock = threading.RLock()
         self._busy = False
+        #: With a reorder buffer: the events it holds, by tag, and the next tag.
+        self._reorders = native.reorders()
+        self._held: dict = {}
+        self._next_tag = 0
 
     # -- input -------------------------------------------------------------
     @_serialised
     def push(self, event: Any) -> List["_ceql.Match"]:
         """Pushes one event (a mapping with ``"type"``); returns the matches ending
-        at it. Amortised O(1) in the events retained."""
+        at it (with ``max_delay``: of the events it released). Amortised O(1) in
+        the events retained."""
+        if self._reorders:
+            return self._push_delayed([event])
         start = self._native.next_position()
         self._chunks.append_event(start, event)
         try:
@@ -157,9 +170,17 @@ class Stream:
             # The stream retains its own list: the caller may change theirs later.
             return self._push_list(list(batch))
         start = self._native.next_position()
+        if self._reorders:
+            # The reorder buffer owns its events: Arrow data goes in as rows.
+            pushable = for_push(batch, kind, start)
+            rows = pushable.rows if pushable.table is None else pushable.source().events_at(
+                range(pushable.table.num_rows))
+            return self._push_delayed(list(rows))
         return self._push(start, for_push(batch, kind, start))
 
     def _push_list(self, events: List[Any]) -> List["_ceql.Match"]:
+        if self._reorders:
+            return self._push_delayed(events)
         start = self._native.next_position()
         return self._push(start, Pushable(rows=events))
 
@@ -175,6 +196,55 @@ class Stream:
         self._trim()
         return matches
 
+    # -- the reorder buffer (max_delay) -------------------------------------------
+    def _push_delayed(self, events: List[Any]) -> List["_ceql.Match"]:
+        """Pushes ``events`` through the reorder buffer: each is held under a tag
+        until the engine releases it, and retained at the position it gets then."""
+        first = self._next_tag
+        self._next_tag += len(events)
+        self._held.update(zip(range(first, first + len(events)), events))
+        return self._delayed(lambda source: self._native.push_events(events, source, first))
+
+    def _delayed(self, call: Callable[[Any], List[Any]]) -> List["_ceql.Match"]:
+        """Runs ``call`` (a native push, watermark or flush that may release held
+        events) and retains the events it released."""
+        source = DeferredSource()
+        start = self._native.next_position()
+        try:
+            matches = call(source)
+        except BaseException as e:
+            self._settle(start, source, failed=True)
+            if isinstance(e, CeqlEventError):
+                e.matches = list(self._native.take_matches(source))
+            raise
+        self._settle(start, source)
+        return matches
+
+    def _settle(self, start: int, source: DeferredSource, failed: bool = False) -> None:
+        """Moves the events the engine released from the held ones to the retained
+        chunks, at their positions, and forgets those it dropped."""
+        position = start
+        for tag, released in self._native.take_fates():
+            event = self._held.pop(tag)
+            if released:
+                self._chunks.append_event(position, event)
+                position += 1
+        if failed:  # the events after a bad one never reached the buffer
+            kept = set(self._native.held_tags())
+            self._held = {tag: e for tag, e in self._held.items() if tag in kept}
+        source.view = self._chunks.view()
+        self._trim()
+
+    @_serialised
+    def flush(self) -> List["_ceql.Match"]:
+        """Releases every event the reorder buffer holds (``max_delay``) and returns
+        their matches; the watermark becomes the largest time stamp seen, so an
+        event that arrives later with an earlier time stamp is late. Without
+        ``max_delay`` nothing is held: returns ``[]``."""
+        if not self._reorders:
+            return []
+        return self._delayed(lambda source: self._native.flush(source))
+
     @_serialised
     def process(self, batch: Any) -> List["_ceql.Match"]:
         """Pushes a batch (Arrow data or a pandas DataFrame) that must continue the
@@ -184,12 +254,19 @@ class Stream:
 
     # -- event time ------------------------------------------------------------
     @_serialised
-    def advance_watermark(self, time: Any) -> None:
+    def advance_watermark(self, time: Any) -> List["_ceql.Match"]:
         """Declares that no event earlier than ``time`` will arrive (same unit as the
         time field, or a datetime). State whose window has passed is released; a
-        later event earlier than ``time`` is late. Only for time-based windows."""
+        later event earlier than ``time`` is late. Without ``max_delay``, only for
+        time-based windows, and returns ``[]``. With ``max_delay``, the watermark
+        becomes the larger of ``time`` and the buffer's own (largest time stamp
+        seen minus ``max_delay``), the held events at or before it are evaluated,
+        and their matches are returned."""
+        if self._reorders:
+            return self._delayed(lambda source: self._native.advance_watermark(time, source))
         self._native.advance_watermark(time)
         self._trim()
+        return []
 
     @_serialised
     def next_deadline(self) -> Optional[int]:
@@ -238,7 +315,11 @@ class Stream:
     @_serialised
     def stats(self) -> dict:
         """Counters: events, matches, late/unkeyed events, partitions, cache
-        (det-states, hits, misses, clears, mode), tECS nodes and bytes."""
+        (det-states, hits, misses, clears, mode), tECS nodes and bytes. With
+        ``max_delay`` also the reorder buffer's: ``reorder_held`` (now),
+        ``reorder_max_held``, ``reorder_released``, ``reorder_reordered`` (events
+        that arrived behind a later time stamp) and ``reorder_late`` (late events
+        dropped on arrival, also counted in ``late_dropped``)."""
         return dict(self._native.stats())
 
     @_serialised
@@ -248,7 +329,8 @@ class Stream:
         produced yourself."""
         native = self._native.snapshot()
         first, events = self._retained()
-        payload = pickle.dumps((first, events), protocol=4)
+        held = [(tag, self._held[tag]) for tag in self._native.held_tags()]
+        payload = pickle.dumps((first, events, held, self._next_tag), protocol=4)
         body = _MAGIC + struct.pack("<HQ", _VERSION, len(native)) + native + payload
         return body + struct.pack("<I", zlib.crc32(body))
 
@@ -263,7 +345,7 @@ class Stream:
         if len(data) < header + 4 or data[: len(_MAGIC)] != _MAGIC:
             raise CeqlSnapshotError("not a ceql stream snapshot", code="SNAPSHOT")
         version, n = struct.unpack("<HQ", data[len(_MAGIC) : header])
-        if version != _VERSION:
+        if version not in (2, _VERSION):
             raise CeqlSnapshotError(f"snapshot format version {version} is not supported", code="SNAPSHOT")
         body, (crc,) = data[:-4], struct.unpack("<I", data[-4:])
         if zlib.crc32(body) != crc or header + n > len(body):
@@ -273,11 +355,14 @@ class Stream:
         except ValueError as e:
             raise CeqlSnapshotError(str(e), code="SNAPSHOT") from None
         try:
-            first, events = pickle.loads(body[header + n :])
+            first, events, *rest = pickle.loads(body[header + n :])
+            held, next_tag = rest if version >= 3 else ([], 0)
         except Exception as e:  # a payload this version did not write
             raise CeqlSnapshotError(f"the snapshot's event data cannot be read: {e}", code="SNAPSHOT") from None
         stream = cls(query, native)
         stream._chunks.append(first, ListSource(events, offset=first))
+        stream._held = dict(held)
+        stream._next_tag = next_tag
         return stream
 
     # -- seeing what the engine does (the logic is in ceql/explain.py) ------------

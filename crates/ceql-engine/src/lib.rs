@@ -81,5 +81,7 @@ pub use explain::{AutomatonView, StateView, TransitionView};
 pub use facts::QueryFacts;
 pub use output::{MatchBuffer, MatchRef, Position};
 pub use query::{CompileOptions, CompiledQuery};
-pub use runtime::{LatePolicy, Runtime, RuntimeOptions, RuntimeStats, SnapshotError, Statistics, Target};
+pub use runtime::{
+    Fate, LatePolicy, ReorderStats, Runtime, RuntimeOptions, RuntimeStats, SnapshotError, Statistics, Target,
+};
 pub use value::{Value, ValueRef};

@@ -6,7 +6,7 @@ use crate::convert::to_value;
 use crate::errors::{event_error, guarded, internal_error};
 use crate::matches::to_match_list;
 use crate::query::NativeQuery;
-use ceql_engine::{EventError, LatePolicy, MatchBuffer, Position, Runtime, RuntimeOptions, Value, ValueRef};
+use ceql_engine::{EventError, Fate, LatePolicy, MatchBuffer, Position, Runtime, RuntimeOptions, Value, ValueRef};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
@@ -44,7 +44,8 @@ impl NativeRuntime {
         r
     }
 
-    fn push_one(&mut self, py: Python<'_>, event: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// Pushes one mapping; with a reorder buffer, under `tag`.
+    fn push_one(&mut self, py: Python<'_>, event: &Bound<'_, PyAny>, tag: u64) -> PyResult<()> {
         let position = self.rt.next_position();
         let err = |field: &str, msg: String| event_error(py, &EventError::new(position, field, None, msg));
         let get = |key: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
@@ -89,14 +90,15 @@ impl NativeRuntime {
         for i in absent {
             refs[i] = ValueRef::Absent;
         }
-        self.rt.push(stream.as_deref(), &ty, &refs, &mut self.out).map_err(|e| event_error(py, &e))
+        self.rt.push_delayed(stream.as_deref(), &ty, &refs, tag, &mut self.out).map_err(|e| event_error(py, &e))
     }
 }
 
 #[pymethods]
 impl NativeRuntime {
     #[new]
-    #[pyo3(signature = (query, time_field=None, time_unit_nanos=1, late_drop=false, max_cache_bytes=None, max_det_states=None, max_state_bytes=None))]
+    #[pyo3(signature = (query, time_field=None, time_unit_nanos=1, late_drop=false, max_cache_bytes=None, max_det_states=None, max_state_bytes=None, max_delay=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         query: &NativeQuery,
         time_field: Option<String>,
@@ -105,12 +107,14 @@ impl NativeRuntime {
         max_cache_bytes: Option<usize>,
         max_det_states: Option<usize>,
         max_state_bytes: Option<usize>,
-    ) -> Self {
+        max_delay: Option<u64>,
+    ) -> PyResult<Self> {
         let mut options = RuntimeOptions {
             time_field,
             time_unit_nanos,
             late_time_stamps: if late_drop { LatePolicy::Drop } else { LatePolicy::Error },
             max_state_bytes,
+            max_delay,
             ..RuntimeOptions::default()
         };
         if let Some(b) = max_cache_bytes {
@@ -119,13 +123,15 @@ impl NativeRuntime {
         if let Some(s) = max_det_states {
             options.cache.max_det_states = s;
         }
-        NativeRuntime {
-            rt: Runtime::new(query.inner.clone(), options),
+        let rt = Runtime::new(query.inner.clone(), options);
+        rt.check_reorder_options().map_err(PyValueError::new_err)?;
+        Ok(NativeRuntime {
+            rt,
             out: MatchBuffer::new(),
             out32: MatchBuffer::empty(),
             values: Vec::new(),
             poisoned: false,
-        }
+        })
     }
 
     /// Attribute names read from each event.
@@ -143,19 +149,87 @@ impl NativeRuntime {
         self.rt.horizon()
     }
 
-    /// Pushes every mapping of the iterable `events`; returns the matches.
-    #[pyo3(signature = (events, source=None))]
+    /// Pushes every mapping of the iterable `events`; returns the matches. With a
+    /// reorder buffer the events get the tags `first_tag`, `first_tag + 1`, ...
+    #[pyo3(signature = (events, source=None, first_tag=0))]
     fn push_events<'py>(
         &mut self,
         py: Python<'py>,
         events: &Bound<'py, PyAny>,
         source: Option<Py<PyAny>>,
+        first_tag: u64,
     ) -> PyResult<Bound<'py, PyList>> {
         self.run(py, |this| {
             this.out.clear();
-            for ev in events.try_iter()? {
-                this.push_one(py, &ev?)?;
+            for (i, ev) in events.try_iter()?.enumerate() {
+                this.push_one(py, &ev?, first_tag + i as u64)?;
             }
+            to_match_list(py, &mut this.out, source.as_ref())
+        })
+    }
+
+    /// Whether the evaluation has a reorder buffer (`max_delay`).
+    fn reorders(&self) -> bool {
+        self.rt.reorders()
+    }
+
+    /// What became of the tagged events since the last call: `(tag, released)`
+    /// pairs in order; released events got consecutive positions.
+    fn take_fates(&mut self) -> Vec<(u64, bool)> {
+        let fate = |f: Fate| match f {
+            Fate::Released(t) => (t, true),
+            Fate::Dropped(t) => (t, false),
+        };
+        self.rt.take_fates().into_iter().map(fate).collect()
+    }
+
+    /// Tags of the events the reorder buffer holds, in release order.
+    fn held_tags(&self) -> Vec<u64> {
+        self.rt.held_tags()
+    }
+
+    /// Pushes the rows of an Arrow-compatible object (or none) through the reorder
+    /// buffer, row `i` under the tag `first_tag + i` and the tie-breaker `ties[i]`,
+    /// then raises the buffer's watermark to `watermark_ns` if given; returns the
+    /// matches of the rows released as an Arrow batch (as `push_arrow_columnar`).
+    #[pyo3(signature = (data, first_tag, ties=None, watermark_ns=None))]
+    fn push_arrow_delayed(
+        &mut self,
+        py: Python<'_>,
+        data: Option<&Bound<'_, PyAny>>,
+        first_tag: u64,
+        ties: Option<Vec<Vec<u8>>>,
+        watermark_ns: Option<i64>,
+    ) -> PyResult<ArrowBatch> {
+        self.run(py, |this| {
+            let mut out = MatchBuffer::new();
+            let ties = ties.unwrap_or_default();
+            if let Some(data) = data {
+                let mut offset = 0usize;
+                for batch in stream_of(data)? {
+                    let batch =
+                        batch.map_err(|e| PyValueError::new_err(format!("cannot read the Arrow stream: {e}")))?;
+                    let n = batch.num_rows();
+                    let tied = ties.get(offset..offset + n).unwrap_or(&[]);
+                    this.rt
+                        .push_batch_delayed(&batch, first_tag + offset as u64, tied, &mut out)
+                        .map_err(|e| event_error(py, &e))?;
+                    offset += n;
+                }
+            }
+            if let Some(w) = watermark_ns {
+                this.rt.advance_delayed(w, &mut out).map_err(|e| event_error(py, &e))?;
+            }
+            Ok(ArrowBatch::new(out.into_record_batch(0)))
+        })
+    }
+
+    /// Releases every held event; returns the matches.
+    #[pyo3(signature = (source=None))]
+    fn flush<'py>(&mut self, py: Python<'py>, source: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyList>> {
+        self.run(py, |this| {
+            this.out.clear();
+            this.rt.flush_delayed(&mut this.out).map_err(|e| event_error(py, &e))?;
             to_match_list(py, &mut this.out, source.as_ref())
         })
     }
@@ -225,6 +299,14 @@ impl NativeRuntime {
         d.set_item("cache_bytes", s.cache_bytes)?;
         d.set_item("live_nodes", s.live_nodes)?;
         d.set_item("arena_bytes", s.arena_bytes)?;
+        if let Some(r) = s.reorder {
+            d.set_item("late_dropped", s.runtime.late + r.late)?;
+            d.set_item("reorder_held", r.held)?;
+            d.set_item("reorder_max_held", r.max_held)?;
+            d.set_item("reorder_released", r.released)?;
+            d.set_item("reorder_reordered", r.reordered)?;
+            d.set_item("reorder_late", r.late)?;
+        }
         Ok(d)
     }
 
@@ -239,13 +321,25 @@ impl NativeRuntime {
     }
 
     /// Declares that no event earlier than `time` (same unit as the time field)
-    /// will arrive; expired state is released.
-    fn advance_watermark(&mut self, py: Python<'_>, time: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// will arrive; expired state is released. With a reorder buffer, the held
+    /// events at or before `time` are evaluated: returns their matches.
+    #[pyo3(signature = (time, source=None))]
+    fn advance_watermark<'py>(
+        &mut self,
+        py: Python<'py>,
+        time: &Bound<'py, PyAny>,
+        source: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let v = to_value(time).map_err(PyValueError::new_err)?;
-        let w = self.rt.time_coordinate(v.as_ref()).map_err(PyValueError::new_err)?;
+        let w = if self.rt.reorders() {
+            reorder_time(v.as_ref(), self.rt.options().time_unit_nanos)?
+        } else {
+            self.rt.time_coordinate(v.as_ref()).map_err(PyValueError::new_err)?
+        };
         self.run(py, |this| {
-            this.rt.advance_watermark(w);
-            Ok(())
+            this.out.clear();
+            this.rt.advance_delayed(w, &mut this.out).map_err(|e| event_error(py, &e))?;
+            to_match_list(py, &mut this.out, source.as_ref())
         })
     }
 
@@ -295,6 +389,10 @@ fn push_arrow_rows<P: Position>(
     data: &Bound<'_, PyAny>,
     out: &mut MatchBuffer<P>,
 ) -> PyResult<()> {
+    if rt.reorders() {
+        // The reorder buffer owns its events: ceql.Stream hands them over as rows.
+        return Err(PyValueError::new_err("a stream with max_delay reads Arrow data as rows (internal)"));
+    }
     let reader = stream_of(data)?;
     for batch in reader {
         let batch = batch.map_err(|e| PyValueError::new_err(format!("cannot read the Arrow stream: {e}")))?;
@@ -324,4 +422,23 @@ fn push_into_batch<P: Position>(
         kept.take_presized()
     };
     Ok(ArrowBatch::new(out.into_record_batch(first_id)))
+}
+
+/// A watermark for the reorder buffer in nanoseconds: a number in the time field's
+/// unit, or a time stamp.
+fn reorder_time(v: ValueRef<'_>, unit_nanos: i64) -> PyResult<i64> {
+    let out_of_range = || PyValueError::new_err("the watermark does not fit in 64-bit nanoseconds");
+    match v {
+        ValueRef::Int(i) => i.checked_mul(unit_nanos).ok_or_else(out_of_range),
+        ValueRef::Float(f) if f.is_finite() => {
+            let ns = f * unit_nanos as f64;
+            if (-(i64::MAX as f64)..i64::MAX as f64).contains(&ns) {
+                Ok(ns as i64)
+            } else {
+                Err(out_of_range())
+            }
+        }
+        ValueRef::Timestamp(ns) => Ok(ns),
+        _ => Err(PyValueError::new_err("a watermark is a number (in the time field's unit) or a time stamp")),
+    }
 }

@@ -12,7 +12,7 @@ Arrow). When ``ceql.Stream`` exposes them, this module is the only one to change
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import pyarrow as pa
 
@@ -36,15 +36,25 @@ def compiled(plan: QueryPlan) -> "ceql.Query":
     return q
 
 
-class Engine:
-    """One evaluation of the query (all the partition keys it is given)."""
+#: The engine's reorder buffer holds rows until the caller's watermark alone
+#: releases them (Spark's watermark): its own bound is as large as it gets.
+HOLD_UNTIL_WATERMARK = 2**64 - 1
 
-    def __init__(self, plan: QueryPlan, native: Optional[object] = None) -> None:
+
+class Engine:
+    """One evaluation of the query (all the partition keys it is given).
+
+    ``reorder=True`` (the streaming path) gives it the engine's reorder buffer
+    (docs/language.md#s3-7a): rows are held until :meth:`push_delayed`'s watermark
+    passes them, then evaluated in (time, tie-breaker, arrival) order."""
+
+    def __init__(self, plan: QueryPlan, native: Optional[object] = None, reorder: bool = False) -> None:
         from ceql import _ceql
 
         self.plan = plan
         if native is None:
-            native = _ceql.NativeRuntime(compiled(plan)._native, time_field=TIME, time_unit_nanos=1, late_drop=False)
+            native = _ceql.NativeRuntime(compiled(plan)._native, time_field=TIME, time_unit_nanos=1, late_drop=False,
+                                         max_delay=HOLD_UNTIL_WATERMARK if reorder else None)
         self._rt = native
 
     @classmethod
@@ -64,6 +74,20 @@ class Engine:
         in them: ``start``, ``end`` and ``positions`` (uint64 stream positions)."""
         return pa.record_batch(self._rt.push_arrow_columnar(rows, 0, False, False))
 
+    def push_delayed(self, rows: Optional[pa.Table], first_tag: int, ties: Sequence[bytes],
+                     watermark_ns: int) -> Tuple[pa.RecordBatch, List[int]]:
+        """Feeds ``rows`` (any order; row ``i`` tagged ``first_tag + i``, with the
+        tie-breaker ``ties[i]``) to the reorder buffer, then releases the held rows at
+        or before ``watermark_ns``: returns the matches of the released rows (as
+        :meth:`push`) and their tags in release (= stream position) order."""
+        batch = pa.record_batch(self._rt.push_arrow_delayed(rows, first_tag, list(ties), int(watermark_ns)))
+        released = []
+        for tag, ok in self._rt.take_fates():
+            if not ok:  # only late rows are dropped, and the glue sets those aside first
+                raise RuntimeError(f"ceql.spark: the engine dropped a buffered row (tag {tag})")
+            released.append(tag)
+        return batch, released
+
     @property
     def position(self) -> int:
         """Stream position of the next row."""
@@ -73,11 +97,6 @@ class Engine:
     def horizon(self) -> int:
         """Lowest stream position a future match can contain."""
         return self._rt.horizon()
-
-    def advance(self, watermark_ns: int) -> None:
-        """No event at or before ``watermark_ns`` will come any more (time windows)."""
-        if self.plan.window == "duration":
-            self._rt.advance_watermark(int(watermark_ns))
 
     def next_deadline_ns(self) -> Optional[int]:
         """When the earliest partial match leaves its time window, or None."""

@@ -9,15 +9,22 @@ The state row of a bucket holds
 * ``engine``: the engine's snapshot (no event data), null when idle;
 * ``rows``/``base``: the rows already fed that a future match may still contain
   (Arrow IPC; the only copy of them), and the stream position of the first one;
-* ``pending``: the reorder buffer, rows the watermark has not released yet;
+* ``pending``: the rows the engine's reorder buffer holds (Arrow IPC, with their
+  tags in ``__ceql_tag``): the engine holds what it reads of them, in its snapshot,
+  and decides when and in which order they are released; these are their full rows,
+  for the output;
 * ``released``: the time (ns) up to which rows have been released to the engine.
 
-Each call sets late rows aside, buffers the others, feeds the engine the buffered
-rows at or before the watermark in (time, order, key) order, advances the engine's
-watermark, keeps the rows from the engine's horizon on, and sets the timeout to
-the earliest of: the first buffered row, the engine's next window expiry. When
-the engine is idle and nothing is buffered, the row keeps only ``released`` (a
-few bytes per bucket).
+Each call sets late rows aside and hands the others to the engine's reorder buffer
+(docs/language.md#s3-7a), with a tie-breaker made of the order fields and the key
+(``_ties.py``), so that rows of equal time are evaluated in the batch path's (time,
+order, key) order; the watermark then releases the held rows at or before it, in
+that order, and advances the engine's window watermark. The rows released move
+from ``pending`` to the retained rows at the positions the engine gave them; the
+retained rows are kept from the engine's horizon on, and the timeout is set to the
+earliest of: the first held row, the engine's next window expiry. When the engine
+is idle (nothing held, no partial match), the row keeps only ``released`` (a few
+bytes per bucket).
 
 A row is late when its time is at or before ``released``: the engine has moved
 past it. That is Spark's own rule (a row at or before the previous micro-batch's
@@ -40,14 +47,16 @@ from ._engine import TIME, Engine
 from ._input import Prepared, check_order_not_null, engine_view, qcol
 from ._output import OutputLayout
 from ._plan import QueryPlan
-from ._reorder import ReorderBuffer
-from ._rows import RetainedRows
+from ._rows import RetainedRows, ipc_to_table, table_to_ipc
+from ._ties import tie_keys
 
 log = logging.getLogger("ceql.spark")
 
 STATE_SCHEMA = "buckets int, engine binary, rows binary, base long, pending binary, released long"
 GROUP = "__ceql_g"
 WATERMARK = "__ceql_wm"
+#: Column of the pending rows: the tag the engine's reorder buffer knows each by.
+TAG = "__ceql_tag"
 #: In ``late="emit"`` mode the watermark column is shifted this far into the
 #: future (and the delay by as much), so that Spark's own late-row filter, which
 #: drops rows at or before the watermark ahead of the stateful operator, lets
@@ -77,7 +86,7 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
     relocalize = local_tz not in (None, "UTC", "Etc/UTC", "GMT", "Z", "+00:00")
     engine_columns = list(prep.engine_columns)
     kept = prep.kept_columns
-    sort_columns = prep.sort_columns
+    tie_columns = prep.sort_columns[1:]  # after the time: the order fields, then the key
     order_fields = list(prep.order_fields)
     out_columns = [f.name for f in layout.schema]
 
@@ -105,9 +114,9 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
                 )
         else:
             snap, rows_b, base, pending_b, released = None, None, 0, None, None
-        engine = Engine.restore(plan, snap) if snap else Engine(plan)
+        engine = Engine.restore(plan, snap) if snap else Engine(plan, reorder=True)
         rows = RetainedRows.from_ipc(int(base or 0), rows_b)
-        buffer = ReorderBuffer.from_ipc(sort_columns, pending_b)
+        pending = ipc_to_table(pending_b)
         outputs: List[pa.Table] = []
         incoming = to_arrow(pdfs)
         if incoming is not None:
@@ -123,21 +132,31 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
                     else:
                         log.warning("ceql.spark: dropped %d late rows (at or before the watermark)", late_rows.num_rows)
                     incoming = incoming.filter(pc.invert(is_late))
-            buffer.add(incoming)
-        ready = buffer.release(released_ns)
+            if not incoming.num_rows:
+                incoming = None
         released = released_ns if released is None else max(released, released_ns)
-        if ready is not None:
-            position = engine.position
-            found = engine.push(engine_view(ready, engine_columns))
-            rows.append(ready, position)
+        first_tag = 0 if pending is None else pc.max(pending.column(TAG)).as_py() + 1
+        view = None
+        if incoming is not None:
+            view = engine_view(incoming, engine_columns)
+            incoming = incoming.append_column(TAG, pa.array(range(first_tag, first_tag + incoming.num_rows), pa.int64()))
+            pending = incoming if pending is None else pa.concat_tables([pending, incoming])
+        ties = tie_keys(incoming, tie_columns) if incoming is not None else []
+        found, tags = engine.push_delayed(view, first_tag, ties, released)
+        if tags:
+            # The released rows, in the order (= stream positions) the engine gave them.
+            index = {t: i for i, t in enumerate(pending.column(TAG).to_pylist())}
+            ready = pending.take(pa.array([index[t] for t in tags], pa.int64()))
+            rows.append(ready.drop_columns([TAG]), engine.position - len(tags))
+            pending = pending.filter(pc.invert(pc.is_in(pending.column(TAG), pa.array(tags, pa.int64()))))
             if found.num_rows:
                 outputs.append(layout.matches(rows.table(), rows.base, found))
-        if w_ms > 0:
-            engine.advance(w_ms * 1_000_000)
+        if pending is not None and not pending.num_rows:
+            pending = None
         rows.trim(engine.horizon)
         if fault is not None:
             fault(key, state, outputs)
-        save(state, engine, rows, buffer, w_ms, buckets, released)
+        save(state, engine, rows, pending, w_ms, buckets, released)
         for out in outputs:
             if out.num_rows:
                 yield out.to_pandas()[out_columns]
@@ -145,17 +164,18 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
     return fn
 
 
-def save(state: Any, engine: Engine, rows: RetainedRows, buffer: ReorderBuffer, w_ms: int, buckets: int,
+def save(state: Any, engine: Engine, rows: RetainedRows, pending: Optional[pa.Table], w_ms: int, buckets: int,
          released: int) -> None:
     """Writes the bucket's state row and sets its timeout."""
-    if engine.is_idle():  # positions aside, a new engine gives the same results
-        state.update((buckets, None, None, 0, buffer.to_ipc(), released))
+    pending_b = None if pending is None else table_to_ipc(pending)
+    if engine.is_idle():  # nothing held, and positions aside, a new engine gives the same results
+        state.update((buckets, None, None, 0, pending_b, released))
     else:
-        state.update((buckets, engine.snapshot(), rows.to_ipc(), rows.base, buffer.to_ipc(), released))
-    # A timeout fires once the watermark is past it: at the first buffered row's
+        state.update((buckets, engine.snapshot(), rows.to_ipc(), rows.base, pending_b, released))
+    # A timeout fires once the watermark is past it: at the first held row's
     # millisecond, or at the engine's next window expiry.
     timeouts = []
-    first = buffer.earliest_ns()
+    first = None if pending is None else pc.min(pending.column(TIME)).as_py()
     if first is not None:
         timeouts.append(-(-(first // 1000) // 1000) - 1)
     d = engine.next_deadline_ns()

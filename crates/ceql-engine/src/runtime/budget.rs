@@ -112,12 +112,15 @@ impl Runtime {
     pub fn check_state_budget(&self) -> Result<(), EventError> {
         let (arena, cache, parts) =
             (self.state.arena.memory_bytes(), self.state.cache.memory_bytes(), self.state.partitions.memory_bytes());
-        let total = arena + cache + parts;
+        let held = self.state.reorder.as_ref().map_or(0, |b| b.memory_bytes());
+        let total = arena + cache + parts + held;
         if total <= self.config.state_budget {
             return Ok(());
         }
         let mib = human_bytes;
-        let why = if parts >= arena && parts >= cache {
+        let why = if held >= arena && held >= cache && held >= parts {
+            super::reorder::over_budget_message(self, held)
+        } else if parts >= arena && parts >= cache {
             let evicted = self.state.partitions.evicted_count();
             let kept = if evicted > 0 {
                 format!(

@@ -77,10 +77,13 @@ impl Runtime {
         }
     }
 
-    /// True when no partial match is alive in the window and no partition holds
-    /// strategy state: the evaluation state can be discarded (an empty runtime
-    /// at the same position behaves the same).
+    /// True when no partial match is alive in the window, no partition holds
+    /// strategy state and the reorder buffer holds no event: the evaluation state
+    /// can be discarded (an empty runtime at the same position behaves the same).
     pub fn is_idle(&self) -> bool {
+        if self.reorder_stats().is_some_and(|s| s.held > 0) {
+            return false;
+        }
         let tau = if self.state.max_w == i64::MIN { i64::MIN } else { self.threshold(self.state.max_w) };
         self.state.partitions.iter().all(|p| p.virtual_det == INITIAL && p.table.iter().all(|e| e.ul[0].max < tau))
     }

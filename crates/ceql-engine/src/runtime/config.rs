@@ -16,6 +16,8 @@ pub(crate) struct Config {
     pub(crate) layout: Vec<String>,
     /// Slot of the time field in `layout`.
     pub(crate) time_slot: Option<AttrSlot>,
+    /// Slot of the time field the reorder buffer reads (with `max_delay`).
+    pub(crate) reorder_slot: Option<AttrSlot>,
     /// Facts of the query read on every event, copied out of the plan.
     pub(crate) facts: Facts,
     /// `max_state_bytes`, resolved.
@@ -53,6 +55,7 @@ impl Config {
             }),
             _ => None,
         };
+        let reorder_slot = super::reorder::reorder_slot(&mut layout, time_slot, &options);
         let facts = Facts {
             epsilon: query.plan.window.epsilon(),
             time_based: query.plan.window.is_time_based(),
@@ -62,6 +65,6 @@ impl Config {
             partitioned: query.is_partitioned(),
         };
         let state_budget = options.max_state_bytes.unwrap_or_else(crate::memory::default_state_budget);
-        Config { query, options, layout, time_slot, facts, state_budget }
+        Config { query, options, layout, time_slot, reorder_slot, facts, state_budget }
     }
 }

@@ -11,6 +11,10 @@ mod ingest;
 mod narrow_output_tests;
 mod partition;
 mod push;
+mod reorder;
+mod reorder_batch;
+#[cfg(test)]
+mod reorder_tests;
 #[cfg(test)]
 mod runs_model_tests;
 mod scratch;
@@ -24,6 +28,7 @@ pub(crate) use budget::BUDGET_CHECK_ROWS;
 use config::Config;
 pub use ingest::Target;
 pub use partition::{Entry, Partitions};
+pub use reorder::{Fate, ReorderStats};
 use scratch::Scratch;
 pub use snapshot::SnapshotError;
 use state::State;
@@ -61,6 +66,10 @@ pub struct RuntimeOptions {
     /// Budget of the whole state (cache, tECS arena, partitions) in bytes; `None`
     /// is `crate::memory::default_state_budget`. See `runtime/budget.rs`.
     pub max_state_bytes: Option<usize>,
+    /// Reorder out-of-order input (docs/language.md#s3-7a): hold each event until the
+    /// watermark (largest time stamp seen minus this many nanoseconds) passes it.
+    /// `None`: events are evaluated as they arrive. See [`Runtime::push_delayed`].
+    pub max_delay: Option<u64>,
 }
 
 impl Default for RuntimeOptions {
@@ -72,6 +81,7 @@ impl Default for RuntimeOptions {
             enumerate: true,
             cache: CacheConfig::default(),
             max_state_bytes: None,
+            max_delay: None,
         }
     }
 }
@@ -112,6 +122,8 @@ pub struct Statistics {
     pub live_nodes: u64,
     /// Bytes held by the node arena.
     pub arena_bytes: usize,
+    /// The reorder buffer's counters (`None` without `max_delay`).
+    pub reorder: Option<ReorderStats>,
 }
 
 /// One evaluation of a compiled query over an unbounded input.
@@ -187,6 +199,7 @@ impl Runtime {
             partitions: self.state.partitions.len(),
             live_nodes: self.state.arena.live_nodes(),
             arena_bytes: self.state.arena.memory_bytes(),
+            reorder: self.reorder_stats(),
         }
     }
 }

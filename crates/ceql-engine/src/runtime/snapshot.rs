@@ -14,8 +14,10 @@ use std::fmt;
 use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"CEQLSNAP";
-/// Current snapshot format version (5: the options carry `max_state_bytes`).
-pub const SNAPSHOT_VERSION: u32 = 5;
+/// Current snapshot format version (5: the options carry `max_state_bytes`; 6: the
+/// reorder buffer, appended at the end, so that a version-5 payload reads as a
+/// version-6 one without a buffer).
+pub const SNAPSHOT_VERSION: u32 = 6;
 
 /// Why a snapshot cannot be restored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,6 +72,8 @@ struct State {
     /// Partitions whose runs all expired but whose virtual run keeps strategy
     /// state (NEXT/LAST/MAX): off the idle list, still compared with (docs/language.md#s3-6).
     evicted: Vec<PartitionState>,
+    /// The reorder buffer (`max_delay`; since version 6). Keep it last.
+    reorder: Option<super::reorder::BufferState>,
 }
 
 impl Runtime {
@@ -116,6 +120,7 @@ impl Runtime {
             nodes,
             partitions,
             evicted,
+            reorder: self.state.reorder.as_ref().map(super::reorder::ReorderBuffer::export),
         };
         let mut out = MAGIC.to_vec();
         out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
@@ -129,13 +134,18 @@ impl Runtime {
             return Err(SnapshotError("not a ceql snapshot".into()));
         }
         let version = u32::from_le_bytes(data[8..12].try_into().expect("4 bytes"));
-        if version != SNAPSHOT_VERSION {
-            return Err(SnapshotError(format!(
-                "format version {version} is not supported (expected {SNAPSHOT_VERSION})"
-            )));
-        }
+        let payload = match version {
+            SNAPSHOT_VERSION => std::borrow::Cow::Borrowed(&data[12..]),
+            // Version 5 lacks the trailing reorder buffer: postcard's `None` is one 0 byte.
+            5 => std::borrow::Cow::Owned([&data[12..], &[0u8]].concat()),
+            _ => {
+                return Err(SnapshotError(format!(
+                    "format version {version} is not supported (expected {SNAPSHOT_VERSION}, or 5)"
+                )))
+            }
+        };
         let state: State =
-            postcard::from_bytes(&data[12..]).map_err(|e| SnapshotError(format!("corrupt payload: {e}")))?;
+            postcard::from_bytes(&payload).map_err(|e| SnapshotError(format!("corrupt payload: {e}")))?;
         if state.fingerprint != query.fingerprint {
             return Err(SnapshotError("it was taken from a different query (text, schema or options differ)".into()));
         }
@@ -152,6 +162,7 @@ impl Runtime {
                 min_events_per_state: o.min_events_per_state,
             },
             max_state_bytes: o.max_state_bytes.map(|b| b as usize),
+            max_delay: state.reorder.as_ref().map(super::reorder::BufferState::max_delay),
         };
         let mut rt = Runtime::new(query, options);
         rt.state.position = state.position;
@@ -160,6 +171,7 @@ impl Runtime {
         rt.state.stats = state.stats;
         rt.state.cache.restore_stats(state.cache_stats);
         rt.state.coordinate_marks = state.coordinate_marks.into_iter().collect();
+        rt.state.reorder = state.reorder.map(super::reorder::ReorderBuffer::import);
         if state.arena_base % crate::tecs::CHUNK_NODES as u64 != 0 {
             return Err(SnapshotError("arena base is not chunk-aligned".into()));
         }

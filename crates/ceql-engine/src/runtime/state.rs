@@ -5,6 +5,7 @@
 
 use super::config::Config;
 use super::partition::Partitions;
+use super::reorder::ReorderBuffer;
 use super::RuntimeStats;
 use crate::det::DetCache;
 use crate::tecs::Arena;
@@ -28,6 +29,8 @@ pub(crate) struct State {
     /// Time-based windows: the first position of each distinct coordinate still
     /// inside the window (for [`super::Runtime::horizon`]).
     pub(crate) coordinate_marks: VecDeque<(i64, u64)>,
+    /// Events held until the watermark passes them (with `max_delay`).
+    pub(crate) reorder: Option<ReorderBuffer>,
 }
 
 impl State {
@@ -43,6 +46,7 @@ impl State {
             reset_epoch: 0,
             stats: RuntimeStats::default(),
             coordinate_marks: VecDeque::new(),
+            reorder: config.options.max_delay.map(ReorderBuffer::new),
         }
     }
 }
