@@ -281,6 +281,9 @@ pub enum CelKind {
     Atom(QName),
     /// `NOT(T FILTER ...)`: one event that is not such a `T`.
     Not(Atomic),
+    /// `ABSENT(T FILTER ...)`: no such `T` between the neighbours of a `;` chain
+    /// (docs/language.md#s3-3a). It consumes no event; the engine checks its placement (E0302).
+    Absent(Atomic),
     /// `ψ AS x`.
     As(Box<Cel>, Ident),
     /// `ψ FILTER θ`.
@@ -297,7 +300,7 @@ pub enum CelKind {
     ContiguousPlus(Box<Cel>),
 }
 
-/// The operand of `NOT(...)`: a type with zero or more filters.
+/// The operand of `NOT(...)` and `ABSENT(...)`: a type with zero or more filters.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Atomic {
     /// The event type.

@@ -3,6 +3,7 @@
 //! are collected. The result is a [`Plan`]: the query with every name resolved, ready
 //! for the CEA construction.
 
+mod absence;
 mod clauses;
 mod lints;
 mod names;
@@ -104,6 +105,9 @@ pub enum RCel {
     Filter(Box<RCel>, RFilter),
     /// `ψ1 ; ψ2`.
     Seq(Box<RCel>, Box<RCel>),
+    /// `ψ1 ; ABSENT(β1) ; … ; ABSENT(βn) ; ψ2`: `ψ1 ; ψ2` with no event satisfying any `βk`
+    /// strictly between them (docs/language.md#s3-3a).
+    SeqAbsent(Box<RCel>, Vec<Absence>, Box<RCel>),
     /// `ψ1 : ψ2`.
     Contiguous(Box<RCel>, Box<RCel>),
     /// `ψ1 OR ψ2`.
@@ -112,6 +116,17 @@ pub enum RCel {
     Plus(Box<RCel>, Span),
     /// `ψ:+`.
     ContiguousPlus(Box<RCel>, Span),
+}
+
+/// One `ABSENT(T FILTER ...)` condition: the atom's edges and filters, as in `NOT`.
+#[derive(Clone, Debug)]
+pub struct Absence {
+    /// The absent type's edges.
+    pub edges: Vec<AtomEdge>,
+    /// Its filters.
+    pub filters: Vec<RFilter>,
+    /// Span of `ABSENT(...)`.
+    pub span: Span,
 }
 
 /// What `SELECT` keeps of each complex event (docs/language.md#s3-5).
@@ -199,6 +214,8 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
     let mut warnings = Vec::new();
     // Literals (E0101): regular expressions of LIKE, before any name or type check.
     let regexes = typing::check_like_patterns(&query.pattern)?;
+    // Placement of ABSENT (E0302): structural, before any name is resolved.
+    absence::check_placement(&query.pattern)?;
     // Names (E02xx), including the clause-level names of PARTITION BY and WITHIN.
     let resolved = names::resolve(query, decls)?;
     let window = clauses::window(query, &resolved.schema)?;

@@ -151,6 +151,10 @@ fn unit(pair: Pair<'_>) -> Result<Cel, Diagnostic> {
             let a = inner.into_inner().find(|q| q.as_rule() == Rule::atomic).expect("NOT operand");
             Ok(Cel { kind: CelKind::Not(atomic(a)?), span })
         }
+        Rule::absent_atom => {
+            let a = inner.into_inner().find(|q| q.as_rule() == Rule::atomic).expect("ABSENT operand");
+            Ok(Cel { kind: CelKind::Absent(atomic(a)?), span })
+        }
         _ => {
             let q = qname(inner);
             Ok(Cel { span: q.span, kind: CelKind::Atom(q) })
