@@ -1,8 +1,8 @@
-"""Static checks (docs/language.md#s4), in the order syntax (parser), names, types, scope.
+"""Static checks (docs/language.md#s4), in the order syntax (parser), ABSENT placement, names, types, scope.
 
 Implemented: E0200, E0201, E0202, E0203, E0204, E0205, E0206, E0207, E0208 (names, windows,
 partitions), E0300 (a simple type checker, with a schema; IN-list mixing also without one) and
-E0301 (well-formedness, docs/language.md#s4-2). Lints (W04xx) are not produced. E0500 is never raised.
+E0301 (well-formedness, docs/language.md#s4-2), E0302 (ABSENT placement, docs/language.md#s3-3a). Lints (W04xx) are not produced. E0500 is never raised.
 """
 
 from .errors import OracleError
@@ -45,7 +45,7 @@ class Context:
 def walk_cel(node):
     """All CEL nodes (including those inside NOT), pre-order."""
     yield node
-    if isinstance(node, N.Not):
+    if isinstance(node, (N.Not, N.Absent)):
         yield from walk_cel(node.inner)
     elif isinstance(node, (N.As, N.Plus, N.Filter)):
         yield from walk_cel(node.child)
@@ -103,7 +103,7 @@ def pred_attrs(p):
 def atoms_outside_not(node):
     if isinstance(node, N.Atom):
         yield node
-    elif isinstance(node, N.Not):
+    elif isinstance(node, (N.Not, N.Absent)):
         return
     elif isinstance(node, (N.As, N.Plus, N.Filter)):
         yield from atoms_outside_not(node.child)
@@ -127,7 +127,7 @@ def is_bindable(ctx, var, node):
         if node.stream is not None:
             return var[0] == node.stream
         return ctx.stream_declares(var[0], node.type)
-    if isinstance(node, N.Not):
+    if isinstance(node, (N.Not, N.Absent)):
         return False
     if isinstance(node, N.As):
         return is_bindable(ctx, var, node.child) or (var == node.name and binds_any(node.child))
@@ -140,7 +140,34 @@ def is_bindable(ctx, var, node):
 
 # ------------------------------------------------------------------ the checks
 
+def seq_chain(node):
+    """The elements of the maximal ';' chain rooted at node (';' is associative)."""
+    if isinstance(node, N.Seq) and not node.contiguous:
+        return seq_chain(node.left) + seq_chain(node.right)
+    return [node]
+
+
+def check_absent_placement(node):
+    """E0302 (docs/language.md#s3-3a): every ABSENT has a pattern before and after it in its ';' chain."""
+    if isinstance(node, N.Absent):
+        raise OracleError("E0302", "ABSENT is not an operand of a ';' sequence")
+    if isinstance(node, N.Seq) and not node.contiguous:
+        chain = seq_chain(node)
+        if isinstance(chain[0], N.Absent) or isinstance(chain[-1], N.Absent):
+            raise OracleError("E0302", "ABSENT starts or ends a ';' sequence")
+        for e in chain:
+            if not isinstance(e, N.Absent):
+                check_absent_placement(e)
+    elif isinstance(node, (N.As, N.Plus, N.Filter)):
+        check_absent_placement(node.child)
+    elif isinstance(node, (N.Seq, N.Or)):
+        check_absent_placement(node.left)
+        check_absent_placement(node.right)
+
+
 def check_query(q, schema):
+    # ---- ABSENT placement (E0302): structural, before names
+    check_absent_placement(q.where)
     # ---- FROM
     if schema is not None:
         if q.from_streams is not None:

@@ -29,6 +29,12 @@ class Not:
 
 
 @dataclass(eq=False)
+class Absent:
+    """ABSENT(atomic) (docs/language.md#s3-3a): only meaningful inside a ';' chain."""
+    inner: Any  # an Atom, possibly wrapped in Filter nodes (the `atomic` rule)
+
+
+@dataclass(eq=False)
 class As:
     child: Any
     name: str

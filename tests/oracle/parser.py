@@ -257,7 +257,15 @@ class Parser:
             inner = self.atomic()
             self.expect_sym(")")
             return N.Not(inner)
-        if self.peek().kind == "IDENT":
+        t = self.peek()
+        if t.kind == "IDENT" and not t.quoted and t.value.upper() == "ABSENT" and self.is_sym("(", 1):
+            # contextual keyword: ABSENT only when a `(` follows (docs/language.md#s2-1)
+            self.next()
+            self.next()
+            inner = self.atomic()
+            self.expect_sym(")")
+            return N.Absent(inner)
+        if t.kind == "IDENT":
             return self.atom()
         self.fail("event type, `(` or NOT")
 
