@@ -184,12 +184,32 @@ class Stream:
 
     # -- event time ------------------------------------------------------------
     @_serialised
-    def advance_watermark(self, time: Any) -> None:
+    def advance_watermark(self, time: Any) -> List["_ceql.Match"]:
         """Declares that no event earlier than ``time`` will arrive (same unit as the
         time field, or a datetime). State whose window has passed is released; a
-        later event earlier than ``time`` is late. Only for time-based windows."""
-        self._native.advance_watermark(time)
+        later event earlier than ``time`` is late. Only for time-based windows.
+
+        Returns the matches of a trailing ``ABSENT(...) FOR d`` whose deadline is
+        before ``time`` (docs/language.md#s3-3b); always empty for other queries."""
+        matches = self._native.advance_watermark(time, self._chunks.view())
         self._trim()
+        return matches
+
+    @_serialised
+    def close_deadlines(self) -> List["_ceql.Match"]:
+        """Ends the input for a trailing ``ABSENT(...) FOR d``: returns every match
+        still waiting for its deadline, as if time had passed them all with no
+        further event (docs/language.md#s3-3b). The stream can go on; empty for
+        other queries."""
+        matches = self._native.close_deadlines(self._chunks.view())
+        self._trim()
+        return matches
+
+    @property
+    @_serialised
+    def waiting(self) -> int:
+        """Matches of a trailing ``ABSENT(...) FOR d`` waiting for their deadline."""
+        return self._native.waiting_deadlines()
 
     @_serialised
     def next_deadline(self) -> Optional[int]:

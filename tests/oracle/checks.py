@@ -147,17 +147,53 @@ def seq_chain(node):
     return [node]
 
 
+def trailing_absence(where):
+    """(positive formula, Absent) for `psi ; ABSENT(beta) FOR d` (docs/language.md#s3-3b), else (where, None).
+    The positive formula is the chain before the absence (placement checked)."""
+    chain = seq_chain(where)
+    if len(chain) > 1 and isinstance(chain[-1], N.Absent) and chain[-1].deadline is not None:
+        positive = chain[0]
+        for e in chain[1:-1]:
+            positive = N.Seq(positive, e, False)
+        return positive, chain[-1]
+    return where, None
+
+
+def check_absent_formula(where):
+    """E0302/E0303 for the whole formula: a trailing ABSENT ... FOR ends the top-level chain,
+    every other ABSENT stands strictly inside a chain, without FOR."""
+    chain = seq_chain(where)
+    if len(chain) == 1 and isinstance(chain[0], N.Absent):
+        raise OracleError("E0302", "ABSENT is the whole formula")
+    if len(chain) > 1 and isinstance(chain[-1], N.Absent) and chain[-1].deadline is not None:
+        if isinstance(chain[-2], N.Absent):
+            raise OracleError("E0302", "ABSENT right before the trailing ABSENT ... FOR")
+        _check_chain(chain[:-1])
+        return chain[-1].deadline
+    check_absent_placement(where)
+    return None
+
+
+def _check_chain(chain):
+    for e in chain:
+        if isinstance(e, N.Absent) and e.deadline is not None:
+            raise OracleError("E0303", "FOR on an ABSENT that does not end the formula")
+    if isinstance(chain[0], N.Absent) or isinstance(chain[-1], N.Absent):
+        raise OracleError("E0302", "ABSENT starts or ends a ';' sequence")
+    for e in chain:
+        if not isinstance(e, N.Absent):
+            check_absent_placement(e)
+
+
 def check_absent_placement(node):
-    """E0302 (docs/language.md#s3-3a): every ABSENT has a pattern before and after it in its ';' chain."""
+    """E0302 (docs/language.md#s3-3a): every ABSENT has a pattern before and after it in its ';' chain;
+    E0303: FOR only on the trailing one."""
     if isinstance(node, N.Absent):
+        if node.deadline is not None:
+            raise OracleError("E0303", "FOR on an ABSENT that does not end the formula")
         raise OracleError("E0302", "ABSENT is not an operand of a ';' sequence")
     if isinstance(node, N.Seq) and not node.contiguous:
-        chain = seq_chain(node)
-        if isinstance(chain[0], N.Absent) or isinstance(chain[-1], N.Absent):
-            raise OracleError("E0302", "ABSENT starts or ends a ';' sequence")
-        for e in chain:
-            if not isinstance(e, N.Absent):
-                check_absent_placement(e)
+        _check_chain(seq_chain(node))
     elif isinstance(node, (N.As, N.Plus, N.Filter)):
         check_absent_placement(node.child)
     elif isinstance(node, (N.Seq, N.Or)):
@@ -166,8 +202,8 @@ def check_absent_placement(node):
 
 
 def check_query(q, schema):
-    # ---- ABSENT placement (E0302): structural, before names
-    check_absent_placement(q.where)
+    # ---- ABSENT placement (E0302, E0303): structural, before names
+    deadline = check_absent_formula(q.where)
     # ---- FROM
     if schema is not None:
         if q.from_streams is not None:
@@ -280,6 +316,15 @@ def check_query(q, schema):
             for term in filter_terms(n.theta):
                 if not is_bindable(ctx, term.var, n.child):
                     raise OracleError("E0301", "`%s` cannot be bound by the filtered formula" % var_name(term.var))
+
+    # ---- trailing absence (E0304, docs/language.md#s3-3b)
+    if deadline is not None:
+        if deadline > I64_MAX:
+            raise OracleError("E0304", "deadline beyond i64 nanoseconds")
+        if q.window is None or q.window[0] != "TIME":
+            raise OracleError("E0304", "a trailing ABSENT ... FOR needs a WITHIN duration")
+        if q.consume != "NONE":
+            raise OracleError("E0304", "a trailing ABSENT ... FOR with CONSUME BY")
     return ctx
 
 

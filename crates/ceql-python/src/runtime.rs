@@ -239,14 +239,40 @@ impl NativeRuntime {
     }
 
     /// Declares that no event earlier than `time` (same unit as the time field)
-    /// will arrive; expired state is released.
-    fn advance_watermark(&mut self, py: Python<'_>, time: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// will arrive; expired state is released. Returns the matches of a trailing
+    /// absence whose deadline is before `time`.
+    #[pyo3(signature = (time, source=None))]
+    fn advance_watermark<'py>(
+        &mut self,
+        py: Python<'py>,
+        time: &Bound<'py, PyAny>,
+        source: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let v = to_value(time).map_err(PyValueError::new_err)?;
         let w = self.rt.time_coordinate(v.as_ref()).map_err(PyValueError::new_err)?;
         self.run(py, |this| {
             this.rt.advance_watermark(w);
-            Ok(())
+            this.out.clear();
+            this.rt.take_fired(&mut this.out);
+            to_match_list(py, &mut this.out, source.as_ref())
         })
+    }
+
+    /// Fires every match of a trailing absence still waiting for its deadline (the
+    /// input is over) and returns them.
+    #[pyo3(signature = (source=None))]
+    fn close_deadlines<'py>(&mut self, py: Python<'py>, source: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyList>> {
+        self.run(py, |this| {
+            this.rt.close_deadlines();
+            this.out.clear();
+            this.rt.take_fired(&mut this.out);
+            to_match_list(py, &mut this.out, source.as_ref())
+        })
+    }
+
+    /// Matches of a trailing absence waiting for their deadline.
+    fn waiting_deadlines(&self) -> usize {
+        self.rt.waiting_deadlines()
     }
 
     /// Earliest window coordinate at which a partition's partial matches all

@@ -70,7 +70,11 @@ pub fn cel_to_string(c: &Cel) -> String {
     match &c.kind {
         CelKind::Atom(q) => qname(q),
         CelKind::Not(a) => format!("NOT({})", atomic(a)),
-        CelKind::Absent(a) => format!("ABSENT({})", atomic(a)),
+        CelKind::Absent(a, None) => format!("ABSENT({})", atomic(a)),
+        CelKind::Absent(a, Some(d)) => {
+            let parts: Vec<String> = d.parts.iter().map(|p| format!("{} {}", p.amount, p.unit.keyword())).collect();
+            format!("ABSENT({}) FOR {}", atomic(a), parts.join(" "))
+        }
         CelKind::As(inner, x) => format!("({} AS {})", cel_to_string(inner), ident(x)),
         CelKind::Filter(inner, f) => format!("({} FILTER {})", cel_to_string(inner), filter(f)),
         CelKind::Seq(a, b) => format!("({} ; {})", cel_to_string(a), cel_to_string(b)),

@@ -178,8 +178,10 @@ impl WindowPlan {
 pub struct Plan {
     /// Streams and types the query reads.
     pub schema: Schema,
-    /// The resolved `WHERE` formula.
+    /// The resolved `WHERE` formula (without a trailing absence).
     pub pattern: RCel,
+    /// `ψ ; ABSENT(β) FOR d` (docs/language.md#s3-3b): the absence and `d` in nanoseconds.
+    pub trailing: Option<(Absence, i64)>,
     /// Span of the `WHERE` formula in the query text.
     pub pattern_span: Span,
     /// The compiled regular expressions of its `LIKE` tests.
@@ -214,8 +216,8 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
     let mut warnings = Vec::new();
     // Literals (E0101): regular expressions of LIKE, before any name or type check.
     let regexes = typing::check_like_patterns(&query.pattern)?;
-    // Placement of ABSENT (E0302): structural, before any name is resolved.
-    absence::check_placement(&query.pattern)?;
+    // Placement of ABSENT and FOR (E0302, E0303): structural, before any name is resolved.
+    let deadline = absence::check_formula(&query.pattern)?;
     // Names (E02xx), including the clause-level names of PARTITION BY and WITHIN.
     let resolved = names::resolve(query, decls)?;
     let window = clauses::window(query, &resolved.schema)?;
@@ -242,6 +244,12 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
         }
         s => s,
     };
+    // A trailing absence needs time stamps and a bounded window, and is not combined with
+    // consumption (E0304).
+    let deadline_nanos = match deadline {
+        Some(d) => Some(absence::check_trailing(query, &window, d)?),
+        None => None,
+    };
     // Lints.
     lints::safety(&query.pattern, &mut warnings);
     if query.within.is_none() {
@@ -257,6 +265,7 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
     Ok(Plan {
         schema: resolved.schema,
         pattern: resolved.pattern,
+        trailing: resolved.trailing.zip(deadline_nanos),
         pattern_span: query.pattern.span,
         regexes,
         variables: resolved.vars,
@@ -275,6 +284,8 @@ pub(crate) struct Resolved {
     pub schema: Schema,
     pub vars: Variables,
     pub pattern: RCel,
+    /// The trailing `ABSENT(β) FOR d`, resolved (its duration is in the query).
+    pub trailing: Option<Absence>,
     pub projection: Projection,
     /// `types(x)` of docs/language.md#s4-1 for every variable.
     pub capturable: Vec<Vec<TypeId>>,

@@ -378,6 +378,11 @@ pub fn build_cea(plan: &Plan) -> Result<(Cea, PredTable), Diagnostic> {
     let mut b =
         Builder { schema, regexes: &plan.regexes, preds: PredTable::new(schema.types.len()), span: plan.pattern_span };
     let s = b.sub(&plan.pattern)?;
+    // The trailing absence's predicates get bits of their types like any other.
+    let trailing = match &plan.trailing {
+        Some((x, _)) => Some(Guard { negated: false, terms: b.terms(&x.edges, &x.filters, x.span)? }),
+        None => None,
+    };
     // Top level: q0 gets a copy of every transition leaving an initial state.
     let q0 = s.n;
     let n = (s.n + 1) as usize;
@@ -455,7 +460,7 @@ pub fn build_cea(plan: &Plan) -> Result<(Cea, PredTable), Diagnostic> {
         (0..num_states).all(|q| !finals[q] || out[q].is_empty()),
         "(C3): final states have no outgoing transitions"
     );
-    Ok((Cea { num_states, finals, out, guards, state_spans }, b.preds))
+    Ok((Cea { num_states, finals, out, guards, state_spans, trailing }, b.preds))
 }
 
 /// The states reachable from `starts` along `edge` (a breadth-first search over

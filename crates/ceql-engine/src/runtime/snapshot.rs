@@ -14,8 +14,9 @@ use std::fmt;
 use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"CEQLSNAP";
-/// Current snapshot format version (5: the options carry `max_state_bytes`).
-pub const SNAPSHOT_VERSION: u32 = 5;
+/// Current snapshot format version (5: the options carry `max_state_bytes`; 6: the
+/// complex events waiting for the deadline of a trailing absence).
+pub const SNAPSHOT_VERSION: u32 = 6;
 
 /// Why a snapshot cannot be restored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,6 +71,8 @@ struct State {
     /// Partitions whose runs all expired but whose virtual run keeps strategy
     /// state (NEXT/LAST/MAX): off the idle list, still compared with (docs/language.md#s3-6).
     evicted: Vec<PartitionState>,
+    /// Complex events waiting for their deadline (docs/language.md#s3-3b).
+    deadlines: super::deadlines::Deadlines,
 }
 
 impl Runtime {
@@ -116,6 +119,7 @@ impl Runtime {
             nodes,
             partitions,
             evicted,
+            deadlines: self.state.deadlines.clone(),
         };
         let mut out = MAGIC.to_vec();
         out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
@@ -160,6 +164,7 @@ impl Runtime {
         rt.state.stats = state.stats;
         rt.state.cache.restore_stats(state.cache_stats);
         rt.state.coordinate_marks = state.coordinate_marks.into_iter().collect();
+        rt.state.deadlines = state.deadlines;
         if state.arena_base % crate::tecs::CHUNK_NODES as u64 != 0 {
             return Err(SnapshotError("arena base is not chunk-aligned".into()));
         }
