@@ -44,8 +44,12 @@ pub(super) fn check_trailing(query: &ast::Query, window: &WindowPlan, d: &Deadli
             .with_label("the deadline is measured on time stamps, and the window bounds the matches kept waiting"));
     }
     if query.consume != ConsumePolicy::None {
-        return Err(Diagnostic::error("E0304", "a trailing ABSENT(...) FOR cannot be combined with CONSUME BY", d.span)
-            .with_label("its matches are reported when their deadline passes, after the events consumption would reset"));
+        return Err(Diagnostic::error(
+            "E0304",
+            "a trailing ABSENT(...) FOR cannot be combined with CONSUME BY",
+            d.span,
+        )
+        .with_label("its matches are reported when their deadline passes, after the events consumption would reset"));
     }
     Ok(nanos)
 }
@@ -73,9 +77,7 @@ fn check_placement(c: &Cel) -> Result<(), Diagnostic> {
         CelKind::Absent(..) => Err(misplaced(c, "ABSENT(...) is not an operand of a `;` sequence")),
         CelKind::Atom(_) | CelKind::Not(_) => Ok(()),
         CelKind::Seq(..) => check_chain(&seq_chain(c)),
-        CelKind::As(x, _) | CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => {
-            check_placement(x)
-        }
+        CelKind::As(x, _) | CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => check_placement(x),
         CelKind::Contiguous(a, b) | CelKind::Or(a, b) => {
             check_placement(a)?;
             check_placement(b)

@@ -82,13 +82,8 @@ fn absence_puts_a_negated_guard_on_the_skip_loop_of_its_gap() {
     check_invariants(&with);
     assert_eq!(with.cea.num_states, without.cea.num_states);
     assert_eq!(with.cea.num_transitions(), without.cea.num_transitions());
-    let loops: Vec<_> = with
-        .cea
-        .out
-        .iter()
-        .enumerate()
-        .flat_map(|(p, t)| t.iter().filter(move |t| t.target as usize == p))
-        .collect();
+    let loops: Vec<_> =
+        with.cea.out.iter().enumerate().flat_map(|(p, t)| t.iter().filter(move |t| t.target as usize == p)).collect();
     assert_eq!(loops.len(), 1);
     let guard = &with.cea.guards[loops[0].guard as usize];
     assert!(guard.negated);

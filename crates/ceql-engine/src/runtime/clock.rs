@@ -96,6 +96,10 @@ impl Runtime {
     pub fn is_idle(&self) -> bool {
         let tau = if self.state.max_w == i64::MIN { i64::MIN } else { self.threshold(self.state.max_w) };
         self.state.deadlines.is_empty()
-            && self.state.partitions.iter().all(|p| p.virtual_det == INITIAL && p.table.iter().all(|e| e.ul[0].max < tau))
+            && self
+                .state
+                .partitions
+                .iter()
+                .all(|p| p.virtual_det == INITIAL && p.table.iter().all(|e| e.ul[0].max < tau))
     }
 }

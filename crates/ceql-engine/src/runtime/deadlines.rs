@@ -210,5 +210,4 @@ impl Runtime {
     pub fn waiting_deadlines(&self) -> usize {
         self.state.deadlines.queue.iter().map(|p| p.matches.len()).sum()
     }
-
 }
