@@ -37,7 +37,12 @@ struct Printer<'a> {
 /// The normalized formula of `q`.
 pub(super) fn normalized(q: &CompiledQuery) -> String {
     let mut p = Printer { q, pending: Vec::new(), aliases: Vec::new(), chars: 0 };
-    let (text, _) = p.print(&q.plan.pattern);
+    let (mut text, power) = p.print(&q.plan.pattern);
+    if let Some((x, nanos)) = &q.plan.trailing {
+        // The trailing absence is not in the automaton: the deadline queue reads it.
+        let absent = p.negated(&x.edges, &x.filters);
+        text = format!("{} ; ABSENT({absent}) FOR {nanos} ns", operand((text, power), SEQ + 1));
+    }
     if text.chars().count() > MAX_CHARS {
         let cut: String = text.chars().take(MAX_CHARS).collect();
         return format!("{cut} … (cut at {MAX_CHARS} characters)");

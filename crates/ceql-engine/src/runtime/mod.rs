@@ -6,6 +6,8 @@ mod budget;
 mod clock;
 mod config;
 mod deadlines;
+#[cfg(test)]
+mod deadlines_tests;
 mod in_place;
 mod ingest;
 #[cfg(test)]
