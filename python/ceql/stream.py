@@ -191,7 +191,7 @@ class Stream:
 
         Returns the matches of a trailing ``ABSENT(...) FOR d`` whose deadline is
         before ``time`` (docs/language.md#s3-3b); always empty for other queries."""
-        matches = self._native.advance_watermark(time, self._chunks.view())
+        matches = self._native.advance_watermark(time, self._chunks.view(), take=True)
         self._trim()
         return matches
 

@@ -239,21 +239,26 @@ impl NativeRuntime {
     }
 
     /// Declares that no event earlier than `time` (same unit as the time field)
-    /// will arrive; expired state is released. Returns the matches of a trailing
-    /// absence whose deadline is before `time`.
-    #[pyo3(signature = (time, source=None))]
+    /// will arrive; expired state is released. The matches of a trailing absence
+    /// whose deadline is before `time` are returned with `take=True`; otherwise they
+    /// stay ready and the next push emits them first (so a caller that ignores the
+    /// result loses nothing).
+    #[pyo3(signature = (time, source=None, take=false))]
     fn advance_watermark<'py>(
         &mut self,
         py: Python<'py>,
         time: &Bound<'py, PyAny>,
         source: Option<Py<PyAny>>,
+        take: bool,
     ) -> PyResult<Bound<'py, PyList>> {
         let v = to_value(time).map_err(PyValueError::new_err)?;
         let w = self.rt.time_coordinate(v.as_ref()).map_err(PyValueError::new_err)?;
         self.run(py, |this| {
             this.rt.advance_watermark(w);
             this.out.clear();
-            this.rt.take_fired(&mut this.out);
+            if take {
+                this.rt.take_fired(&mut this.out);
+            }
             to_match_list(py, &mut this.out, source.as_ref())
         })
     }
