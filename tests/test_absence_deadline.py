@@ -53,10 +53,19 @@ def test_stream_watermark_fires_deadlines_before_it():
     assert spans(s.advance_watermark(65 * MIN)) == []  # a deadline fires strictly after it
     fired = s.advance_watermark(65 * MIN + 1)
     assert spans(fired) == [(3, 3, (3,))] and fired[0].events == [orders()[3]]
+    assert fired[0].deadline == 65 * MIN * 10 ** 9  # the time stamp of its last event + 30 minutes, in ns
     assert s.next_deadline() == 90 * MIN + 1
     assert not s.is_idle()
     assert spans(s.close_deadlines()) == [(5, 5, (5,))]
     assert s.waiting == 0 and s.close_deadlines() == []
+
+
+def test_every_match_shows_its_deadline():
+    q = ceql.compile(QUERY)
+    got = q.run(orders(), time_field="t", time_unit="s", close_deadlines=True)
+    assert [m.deadline for m in got] == [65 * MIN * 10 ** 9, 90 * MIN * 10 ** 9]
+    plain = ceql.compile("SELECT * FROM S WHERE ORDER WITHIN 1 hour")
+    assert [m.deadline for m in plain.run(orders()[:1], time_field="t", time_unit="s")] == [None]
 
 
 def test_a_payment_of_another_partition_does_not_cancel():

@@ -18,6 +18,10 @@ class Match:
     def positions(self) -> Tuple[int, ...]:
         """Positions of the matched events, ascending."""
     @property
+    def deadline(self) -> Optional[int]:
+        """For a query ending with ``ABSENT(...) FOR d``: the deadline that ended the match
+        (the time stamp of its last event plus ``d``, in nanoseconds); ``None`` otherwise."""
+    @property
     def events(self) -> List[Dict[str, Any]]:
         """The matched events' data, in position order."""
     def __len__(self) -> int: ...

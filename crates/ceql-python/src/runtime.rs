@@ -44,6 +44,14 @@ impl NativeRuntime {
         r
     }
 
+    /// The complex events of `out` as `Match` objects (emptying it), with the deadline of
+    /// each when the query ends with a trailing absence (every match then ended by one).
+    fn matches<'py>(&mut self, py: Python<'py>, source: Option<&Py<PyAny>>) -> PyResult<Bound<'py, PyList>> {
+        let deadlines = self.rt.take_emitted_deadlines();
+        let deadlines = (self.rt.has_deadline() && deadlines.len() == self.out.len()).then_some(deadlines);
+        to_match_list(py, &mut self.out, source, deadlines)
+    }
+
     fn push_one(&mut self, py: Python<'_>, event: &Bound<'_, PyAny>) -> PyResult<()> {
         let position = self.rt.next_position();
         let err = |field: &str, msg: String| event_error(py, &EventError::new(position, field, None, msg));
@@ -119,13 +127,9 @@ impl NativeRuntime {
         if let Some(s) = max_det_states {
             options.cache.max_det_states = s;
         }
-        NativeRuntime {
-            rt: Runtime::new(query.inner.clone(), options),
-            out: MatchBuffer::new(),
-            out32: MatchBuffer::empty(),
-            values: Vec::new(),
-            poisoned: false,
-        }
+        let mut rt = Runtime::new(query.inner.clone(), options);
+        rt.record_deadlines(rt.has_deadline());
+        NativeRuntime { rt, out: MatchBuffer::new(), out32: MatchBuffer::empty(), values: Vec::new(), poisoned: false }
     }
 
     /// Attribute names read from each event.
@@ -156,7 +160,7 @@ impl NativeRuntime {
             for ev in events.try_iter()? {
                 this.push_one(py, &ev?)?;
             }
-            to_match_list(py, &mut this.out, source.as_ref())
+            this.matches(py, source.as_ref())
         })
     }
 
@@ -171,7 +175,7 @@ impl NativeRuntime {
         self.run(py, |this| {
             this.out.clear();
             push_arrow_rows(py, &mut this.rt, data, &mut this.out)?;
-            to_match_list(py, &mut this.out, source.as_ref())
+            this.matches(py, source.as_ref())
         })
     }
 
@@ -179,7 +183,7 @@ impl NativeRuntime {
     /// before the bad event), as for a successful push; empties the buffer.
     #[pyo3(signature = (source=None))]
     fn take_matches<'py>(&mut self, py: Python<'py>, source: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyList>> {
-        self.run(py, |this| to_match_list(py, &mut this.out, source.as_ref()))
+        self.run(py, |this| this.matches(py, source.as_ref()))
     }
 
     /// Pushes an Arrow-compatible object; returns the matches as an Arrow batch
@@ -196,6 +200,7 @@ impl NativeRuntime {
         whole: bool,
     ) -> PyResult<ArrowBatch> {
         self.run(py, |this| {
+            let _ = this.rt.take_emitted_deadlines(); // the Arrow output has no deadline column
             if narrow {
                 push_into_batch(py, &mut this.rt, data, &mut this.out32, first_id, whole)
             } else {
@@ -259,7 +264,7 @@ impl NativeRuntime {
             if take {
                 this.rt.take_fired(&mut this.out);
             }
-            to_match_list(py, &mut this.out, source.as_ref())
+            this.matches(py, source.as_ref())
         })
     }
 
@@ -271,7 +276,7 @@ impl NativeRuntime {
             this.rt.close_deadlines();
             this.out.clear();
             this.rt.take_fired(&mut this.out);
-            to_match_list(py, &mut this.out, source.as_ref())
+            this.matches(py, source.as_ref())
         })
     }
 
@@ -306,7 +311,9 @@ impl NativeRuntime {
     #[staticmethod]
     fn restore(py: Python<'_>, query: &NativeQuery, data: &[u8]) -> PyResult<NativeRuntime> {
         guarded(py, || {
-            let rt = Runtime::restore(query.inner.clone(), data).map_err(|e| PyValueError::new_err(e.to_string()))?;
+            let mut rt =
+                Runtime::restore(query.inner.clone(), data).map_err(|e| PyValueError::new_err(e.to_string()))?;
+            rt.record_deadlines(rt.has_deadline());
             Ok(NativeRuntime {
                 rt,
                 out: MatchBuffer::new(),

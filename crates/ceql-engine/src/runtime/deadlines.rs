@@ -34,6 +34,8 @@ pub(crate) struct Waiting {
     start: u64,
     end: u64,
     positions: Vec<u64>,
+    /// Its deadline, `ts(t_end) + d`.
+    deadline: i64,
 }
 
 /// The complex events of one partition that ended at one position.
@@ -57,6 +59,11 @@ pub(crate) struct Deadlines {
     /// Complex events whose deadline passed outside a push (watermark, close), until
     /// [`Runtime::take_fired`] or the next push hands them over.
     ready: Vec<Waiting>,
+    /// With [`Runtime::record_deadlines`]: the deadlines of the complex events handed
+    /// over since the last [`Runtime::take_emitted_deadlines`], in output order (not
+    /// part of snapshots: it describes output already handed over).
+    #[serde(skip)]
+    emitted: Option<Vec<i64>>,
 }
 
 impl Deadlines {
@@ -105,9 +112,13 @@ impl Deadlines {
     }
 }
 
-fn emit<P: Position>(out: &mut MatchBuffer<P>, m: &Waiting) {
+/// Appends `m` to `out`, recording its deadline if asked to.
+fn emit<P: Position>(out: &mut MatchBuffer<P>, emitted: &mut Option<Vec<i64>>, m: &Waiting) {
     let positions: Vec<P> = m.positions.iter().map(|&p| P::narrow(p)).collect();
     out.push(P::narrow(m.start), P::narrow(m.end), &positions);
+    if let Some(e) = emitted {
+        e.push(m.deadline);
+    }
 }
 
 impl Runtime {
@@ -125,10 +136,13 @@ impl Runtime {
     ) {
         self.take_fired(out);
         let mut n = 0;
-        self.state.deadlines.fire(Some(w), |m| {
-            emit(out, &m);
+        let dl = &mut self.state.deadlines;
+        let mut emitted = dl.emitted.take();
+        dl.fire(Some(w), |m| {
+            emit(out, &mut emitted, &m);
             n += 1;
         });
+        dl.emitted = emitted;
         self.state.stats.matches += n;
         let Some(ty) = ty else { return };
         let Some(d) = &self.config.deadline else { return };
@@ -160,9 +174,12 @@ impl Runtime {
                     dl.next_generation
                 }
             };
-            let matches =
-                buf.iter().map(|m| Waiting { start: m.start, end: m.end, positions: m.positions.to_vec() }).collect();
-            dl.queue.push_back(Pending { deadline: w.saturating_add(nanos), key, generation, horizon, matches });
+            let deadline = w.saturating_add(nanos);
+            let matches = buf
+                .iter()
+                .map(|m| Waiting { start: m.start, end: m.end, positions: m.positions.to_vec(), deadline })
+                .collect();
+            dl.queue.push_back(Pending { deadline, key, generation, horizon, matches });
         }
         self.scratch.deferred = buf;
         any
@@ -172,9 +189,28 @@ impl Runtime {
     /// advanced ([`Runtime::advance_watermark`]) or the deadlines were closed
     /// ([`Runtime::close_deadlines`]), appending them to `out`. Pushes do it themselves.
     pub fn take_fired<P: Position>(&mut self, out: &mut MatchBuffer<P>) {
-        for m in std::mem::take(&mut self.state.deadlines.ready) {
-            emit(out, &m);
+        let dl = &mut self.state.deadlines;
+        for m in std::mem::take(&mut dl.ready) {
+            emit(out, &mut dl.emitted, &m);
         }
+    }
+
+    /// Starts (or stops) recording the deadline of every complex event handed over, for
+    /// [`Runtime::take_emitted_deadlines`] (a caller that shows each match's deadline).
+    pub fn record_deadlines(&mut self, on: bool) {
+        self.state.deadlines.emitted = on.then(Vec::new);
+    }
+
+    /// The deadlines (time stamp + `d`, nanoseconds) of the complex events handed over
+    /// since the last call, in the order they were appended to the output buffers;
+    /// empty unless [`Runtime::record_deadlines`] is on.
+    pub fn take_emitted_deadlines(&mut self) -> Vec<i64> {
+        self.state.deadlines.emitted.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Whether the query ends with a trailing `ABSENT(...) FOR d`.
+    pub fn has_deadline(&self) -> bool {
+        self.config.deadline.is_some()
     }
 
     /// Fires the waiting complex events whose deadline is before `w` (into the ready
