@@ -9,8 +9,8 @@ filters, projection, windows, PARTITION BY, CONSUME BY, LIMIT). The strategies A
 NEXT/LAST/MAX/STRICT each get their own test; the streaming tests push random chunks and
 make a snapshot/restore round trip (tests/test_differential_stream.py).
 
-``CEQL_ABSENT_EXAMPLES`` examples per test and mode (default 120: 11 tests x 2 modes, one
-of them with twice as many, 2,880 cases).
+``CEQL_ABSENT_EXAMPLES`` examples per test and mode (default 120: 10 tests x 2 modes, one
+of them with twice as many, 2,640 cases).
 """
 
 from __future__ import annotations
