@@ -52,6 +52,12 @@ def synthetic():
         [f"A{i}" for i in range(1, 6)] + ["A2p", "A4p"] + noise(),
         None,
     )
+    # absence between two events (docs/language.md#s3-3a) against the same sequence without it,
+    # on the same stream: the absence only guards a skip loop, so both take constant time per event
+    absent_types = ["A1", "A2", "A3"] + noise()
+    out["seq2_w100"] = ("SELECT * FROM S WHERE A1 ; A3 WITHIN 100 EVENTS", absent_types, None)
+    for w in (100, 10_000):
+        out[f"absent_between_w{w}"] = (f"SELECT * FROM S WHERE A1 ; ABSENT(A2) ; A3 WITHIN {w} EVENTS", absent_types, None)
     return out
 
 

@@ -59,12 +59,13 @@ def _oracle_show(events):
     """``show`` of the guide, evaluated by the oracle instead of the engine."""
 
     def show(query, stream, schema=None, **options):
-        unknown = set(options) - {"time_field", "time_unit", "late"}
+        unknown = set(options) - {"time_field", "time_unit", "late", "close_deadlines"}
         assert not unknown, f"the oracle version of show() does not take {unknown}"
         # The oracle drops late events (reference semantics), which is the engine's late="drop".
         assert options.get("late", "drop") == "drop"
         res = evaluate(query, events(stream), schema=schema, time_field=options.get("time_field"),
-                       time_unit=options.get("time_unit", "ns"))
+                       time_unit=options.get("time_unit", "ns"),
+                       close_deadlines=options.get("close_deadlines", False))
         assert res.limit is None, "show() examples must not use LIMIT: which events it keeps is not specified"
         for start, end, data in res.matches():
             print(f"[{start},{end}]{{{','.join(map(str, data))}}}")

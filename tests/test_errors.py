@@ -31,6 +31,8 @@ CASES = [
     ("E0300", "SELECT * FROM S WHERE A FILTER A[v IN {1, 'a'}]", "IN", ceql.CeqlTypeError),
     ("E0301", "SELECT * FROM S WHERE (A FILTER B[v > 5]) ; B", "B", ceql.CeqlTypeError),
     ("E0301", "SELECT * FROM S WHERE A ; NOT(B) ; C FILTER B[v > 1]", "B", ceql.CeqlTypeError),
+    ("E0302", "SELECT * FROM S WHERE ABSENT(B) ; C", "ABSENT(B)", ceql.CeqlTypeError),
+    ("E0302", "SELECT * FROM S WHERE A ; ABSENT(B)", "ABSENT(B)", ceql.CeqlTypeError),
 ]
 
 

@@ -112,7 +112,7 @@ SCHEMA = "CREATE STREAM S { EVENT A { v:int, s:string }, EVENT B { v:int, s:stri
     ("A AS a ; B AS b FILTER b[v > a.zz]", "E0204"),  # A declares no zz
     ("A AS a ; B AS b FILTER b[s > a.v]", "E0300"),  # a string against a number
     ("A AS a ; B AS b FILTER b[v > sum(a.s)]", "E0300"),  # sum of strings
-    ("(A AS a OR B) ; C AS c FILTER c[v > a.v]", "E0303"),  # the B branch binds no a
+    ("(A AS a OR B) ; C AS c FILTER c[v > a.v]", "E0305"),  # the B branch binds no a
     ("A AS a ; NOT(B FILTER B[v > a.v]) ; C", "E0301"),  # NOT reads one event
     ("(A FILTER A[v > c.v]) ; C AS c", "E0301"),  # c is bound outside the filtered formula
 ])
@@ -123,7 +123,7 @@ def test_static_errors(query, code):
 
 
 def test_an_aggregate_may_read_a_variable_that_a_branch_leaves_empty():
-    # count(a) is 0 in the B branch: no E0303, and 0 < 1 passes there.
+    # count(a) is 0 in the B branch: no E0305, and 0 < 1 passes there.
     stream = [ev("B", v=0), ev("C", v=1)]
     assert matches("(A AS a OR B) ; C AS c FILTER c[v > count(a)]", stream, schema=SCHEMA) == [(0, 1, (0, 1))]
 

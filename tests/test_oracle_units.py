@@ -299,6 +299,12 @@ def test_data_errors_without_schema():
     ("SELECT * FROM S WHERE A ; NOT(B) ; C FILTER B[v > 1]", "E0301"),
     ("SELECT * FROM S WHERE NOT(B FILTER C[v > 1]) ; C", "E0301"),
     ("SELECT * FROM S WHERE (A ; B AS x) ; (C FILTER x[v > 1])", "E0301"),
+    ("SELECT * FROM S WHERE ABSENT(B) ; C", "E0302"),
+    ("SELECT * FROM S WHERE A ; ABSENT(B)", "E0302"),
+    ("SELECT * FROM S WHERE A : ABSENT(B) ; C", "E0302"),
+    ("SELECT * FROM S WHERE A ; ABSENT(B) FOR 1 second ; C WITHIN 1 minute", "E0303"),
+    ("SELECT * FROM S WHERE A ; ABSENT(B) FOR 1 second WITHIN 3 EVENTS", "E0304"),
+    ("SELECT * FROM S WHERE A ; ABSENT(B) FOR 1 second WITHIN 1 minute CONSUME BY ANY", "E0304"),
 ])
 def test_static_errors(query, code):
     assert code_of(query) == code

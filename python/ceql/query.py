@@ -58,9 +58,10 @@ class Query:
         max_det_states: Optional[int] = None,
         max_state_bytes: Optional[int] = None,
         max_delay: Any = None,
+        close_deadlines: bool = False,
     ) -> List["_ceql.Match"]:
         """Evaluates the query over ``events`` and returns every complex event, in
-        order of ``end``.
+        order of ``end`` (for a trailing ``ABSENT(...) FOR d``: in order of deadline).
 
         ``events`` is an iterable of mappings with a ``"type"`` key (and optionally
         ``"stream"``), a pandas DataFrame, or Arrow data (pyarrow Table/RecordBatch,
@@ -99,30 +100,42 @@ class Query:
         needs ``time_field`` (or a declared ``primary_time``); positions are then
         those of the sorted stream, and events later than the bound are late
         (``late=``). Everything is released at the end of ``events``.
+
+        A query ending with ``ABSENT(...) FOR d`` reports a match once its deadline
+        has passed inside the input (an event with a later time stamp);
+        ``close_deadlines=True`` also reports the matches whose deadline is after
+        the last event, as if the input ended with time passing them all
+        (docs/language.md#s3-3b).
         """
         options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes, max_delay)
         if options.max_delay is not None:
             stream = Stream(self, options.runtime(self))
             matches = stream.push_many(events)
-            return matches + stream.flush()
-        return self._run(events, options)
+            matches += stream.flush()
+            if close_deadlines:
+                matches += stream.close_deadlines()
+            return matches
+        return self._run(events, options, close_deadlines)
 
-    def _run(self, events: Any, options: RunOptions) -> List["_ceql.Match"]:
+    def _run(self, events: Any, options: RunOptions, close_deadlines: bool = False) -> List["_ceql.Match"]:
         """:meth:`run` with its options made: a lazy iterable goes through a
         :class:`Stream` chunk by chunk, anything else is pushed at once."""
         rt = options.runtime(self)
         kind = classify(events)
         if kind is Kind.ITERABLE:
-            return Stream(self, rt).push_many(events)
+            stream = Stream(self, rt)
+            matches = stream.push_many(events)
+            return matches + stream.close_deadlines() if close_deadlines else matches
         pushable = for_push(events, kind, 0)
         # Match.events of a frame reads the frame's own rows.
         source = PandasSource(events) if kind is Kind.PANDAS else pushable.source()
         try:
-            return pushable.push(rt, source)
+            matches = pushable.push(rt, source)
         except CeqlEventError as e:
             # The matches that ended before the bad event.
             e.matches = list(rt.take_matches(source))
             raise
+        return matches + list(rt.close_deadlines(source)) if close_deadlines else matches
 
     def run_arrow(
         self,

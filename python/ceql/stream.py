@@ -258,15 +258,35 @@ class Stream:
         """Declares that no event earlier than ``time`` will arrive (same unit as the
         time field, or a datetime). State whose window has passed is released; a
         later event earlier than ``time`` is late. Without ``max_delay``, only for
-        time-based windows, and returns ``[]``. With ``max_delay``, the watermark
-        becomes the larger of ``time`` and the buffer's own (largest time stamp
-        seen minus ``max_delay``), the held events at or before it are evaluated,
-        and their matches are returned."""
+        time-based windows. With ``max_delay``, the watermark becomes the larger
+        of ``time`` and the buffer's own (largest time stamp seen minus
+        ``max_delay``), the held events at or before it are evaluated, and their
+        matches are returned.
+
+        Also returns the matches of a trailing ``ABSENT(...) FOR d`` whose
+        deadline is before ``time`` (docs/language.md#s3-3b)."""
         if self._reorders:
-            return self._delayed(lambda source: self._native.advance_watermark(time, source))
-        self._native.advance_watermark(time)
+            return self._delayed(lambda source: self._native.advance_watermark(time, source, take=True))
+        matches = self._native.advance_watermark(time, self._chunks.view(), take=True)
         self._trim()
-        return []
+        return matches
+    @_serialised
+    def close_deadlines(self) -> List["_ceql.Match"]:
+        """Ends the input for a trailing ``ABSENT(...) FOR d``: returns every match
+        still waiting for its deadline, as if time had passed them all with no
+        further event (docs/language.md#s3-3b). With ``max_delay``, the held
+        events are released first (as :meth:`flush` does). The stream can go on;
+        empty for other queries."""
+        matches = self._delayed(lambda source: self._native.flush(source)) if self._reorders else []
+        matches += self._native.close_deadlines(self._chunks.view())
+        self._trim()
+        return matches
+
+    @property
+    @_serialised
+    def waiting(self) -> int:
+        """Matches of a trailing ``ABSENT(...) FOR d`` waiting for their deadline."""
+        return self._native.waiting_deadlines()
 
     @_serialised
     def next_deadline(self) -> Optional[int]:

@@ -50,7 +50,33 @@ def not_formula(draw, prof: Profile):
 
 
 @st.composite
+def absent_atomic(draw, prof: Profile):
+    """The operand of ABSENT: as for NOT, but more often of the rarest type of the event streams
+    (C), so that gaps without it, and so matches, are common."""
+    a = draw(not_formula(prof))[1]
+    if draw(st.booleans()):
+        node = a
+        while node[0] == "filter":
+            node = node[1]
+        if node[2] != "C" and "C" in prof_decl(prof).get(node[1] or "", frozenset("C")):
+            a = _retype(a, "C")
+    return a
+
+
+def _retype(atomic, t):
+    """The atomic with its atom's type replaced by `t` (filters on the old type are dropped)."""
+    if atomic[0] == "filter":
+        return _retype(atomic[1], t)
+    return ("atom", atomic[1], t)
+
+
+@st.composite
 def formula(draw, prof: Profile, depth: int, state: dict):
+    if prof.absent and depth == prof.max_depth and draw(st.booleans()):
+        # half of the absence profile's formulas are an absence at the root
+        l = draw(formula(prof, depth - 1, state))
+        r = draw(formula(prof, depth - 1, state))
+        return ("absent_seq", l, draw(absent_atomic(prof)), r)
     if depth <= 0 or draw(st.integers(0, 3)) == 0:
         if prof.not_ and draw(st.integers(0, 3)) == 0:
             return draw(not_formula(prof))
@@ -62,6 +88,8 @@ def formula(draw, prof: Profile, depth: int, state: dict):
         r = draw(formula(prof, depth - 1, state))
         if op == "OR":
             return ("or", l, r)
+        if op == ";" and prof.absent and draw(st.integers(0, 2)) != 0:
+            return ("absent_seq", l, draw(absent_atomic(prof)), r)
         return ("seq", l, r, op == ":")
     c = draw(formula(prof, depth - 1, state))
     if op in ("+", ":+"):
@@ -108,4 +136,7 @@ def resolve_ill(node, universe, draw, decl=SINGLE_DECL):
     if k == "seq":
         return ("seq", resolve_ill(node[1], universe, draw, decl), resolve_ill(node[2], universe, draw, decl),
                 node[3])
+    if k == "absent_seq":
+        return ("absent_seq", resolve_ill(node[1], universe, draw, decl), node[2],
+                resolve_ill(node[3], universe, draw, decl))
     return ("or", resolve_ill(node[1], universe, draw, decl), resolve_ill(node[2], universe, draw, decl))

@@ -35,6 +35,7 @@ class Profile:
     window_required: bool = False
     multi_stream: bool = False  # FROM S1, S2 (SCHEMA_MULTI with a schema) instead of S
     static_error: bool = False  # inject one static error (syntax, names, types, scope) into the query
+    absent: bool = False  # `l ; ABSENT(atomic) ; r` (docs/language.md#s3-3a); off: the draws are unchanged
 
 
 def prof_decl(prof) -> Dict[str, frozenset]:
@@ -81,6 +82,13 @@ MULTI = Profile(max_depth=3, filters=True, pred_depth=1, not_=True, projection=T
 STATIC_ERRORS = Profile(max_depth=2, filters=True, pred_depth=1, not_=True, projection=True,
                         windows=("events", "attr"), partition=True, static_error=True, max_events=4)
 
+# absence between two patterns with every other feature (tests/test_differential_absence.py)
+ABSENT = Profile(max_depth=3, absent=True, ops=(";", ";", ";", ":", "OR", "+", ":+", "AS"), not_=True,
+                 filters=True, pred_depth=1, projection=True, windows=("events", "attr", "time"), partition=True,
+                 consume=True, limit=True, other_stream=True, max_events=12)
+# the same formulas, smaller, over longer streams and without the clauses that empty most outputs
+ABSENT_CORE = dataclasses.replace(ABSENT, max_depth=2, max_events=14, windows=(), partition=False, consume=False)
+
 PROFILES = {
     "core": CORE,
     "filters": FILTERS,
@@ -97,6 +105,8 @@ PROFILES = {
     "long_streams": LONG_STREAMS,
     "multi_stream": MULTI,
     "static_errors": STATIC_ERRORS,
+    "absent": ABSENT,
+    "absent_core": ABSENT_CORE,
 }
 
 

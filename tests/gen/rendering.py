@@ -63,6 +63,15 @@ def render(node, kw, extra_parens=None) -> Tuple[str, int, Optional[int]]:
     if k == "filter":
         c = maybe_extra(render(node[1], kw, extra_parens))
         return ("%s %s %s" % (c[0], kw("FILTER"), render_theta(node[2])), POW["filter"], None)
+    if k == "absent_seq":
+        p = POW["seq;"]
+        l = maybe_extra(render(node[1], kw, extra_parens))
+        r = maybe_extra(render(node[3], kw, extra_parens))
+        if l[2] is not None and l[2] < p:
+            l = paren(l)
+        if r[1] <= p:
+            r = paren(r)
+        return ("%s ; %s(%s) ; %s" % (l[0], kw("ABSENT"), render_atomic(node[2], kw), r[0]), min(p, l[1]), p)
     if k == "seq":
         p = POW["seq:" if node[3] else "seq;"]
         op = ":" if node[3] else ";"

@@ -16,6 +16,8 @@ def cel_shape(node):
         return ("filter", cel_shape(node[1]), _theta_shape(node[2]))
     if k == "seq":
         return ("seq", cel_shape(node[1]), cel_shape(node[2]), node[3])
+    if k == "absent_seq":  # `l ; ABSENT(a) ; r` parses as (l ; ABSENT(a)) ; r
+        return ("seq", ("seq", cel_shape(node[1]), ("absent", cel_shape(node[2])), False), cel_shape(node[3]), False)
     return ("or", cel_shape(node[1]), cel_shape(node[2]))
 
 
@@ -33,6 +35,8 @@ def oracle_shape(n):
         return ("atom", n.stream, n.type)
     if isinstance(n, N.Not):
         return ("not", oracle_shape(n.inner))
+    if isinstance(n, N.Absent):
+        return ("absent", oracle_shape(n.inner))
     if isinstance(n, N.As):
         return ("as", oracle_shape(n.child), n.name)
     if isinstance(n, N.Plus):

@@ -2,6 +2,7 @@
 
 ("atom", stream|None, type) | ("not", atomic) | ("as", f, name) | ("plus", f, contiguous)
 | ("filter", f, theta) | ("seq", l, r, contiguous) | ("or", l, r)
+| ("absent_seq", l, atomic, r): `l ; ABSENT(atomic) ; r`
 theta: ("term", var, pred_text) | ("and", l, r) | ("or", l, r); var: "A" | "x" | ("S", "A")
 """
 
@@ -31,6 +32,8 @@ def bindable(node, decl=SINGLE_DECL) -> frozenset:
         return b | {node[2]} if b else b
     if k in ("plus", "filter"):
         return bindable(node[1], decl)
+    if k == "absent_seq":
+        return bindable(node[1], decl) | bindable(node[3], decl)
     return bindable(node[1], decl) | bindable(node[2], decl)
 
 
@@ -43,6 +46,10 @@ def atoms(node, inside_not=False):
         yield from atoms(node[1], True)
     elif k in ("as", "plus", "filter"):
         yield from atoms(node[1], inside_not)
+    elif k == "absent_seq":
+        yield from atoms(node[1], inside_not)
+        yield from atoms(node[2], True)
+        yield from atoms(node[3], inside_not)
     else:
         yield from atoms(node[1], inside_not)
         yield from atoms(node[2], inside_not)
@@ -59,6 +66,8 @@ def as_names(node) -> set:
             stack.append(n[1])
         elif n[0] in ("seq", "or"):
             stack += [n[1], n[2]]
+        elif n[0] == "absent_seq":
+            stack += [n[1], n[3]]
     return out
 
 

@@ -1,8 +1,9 @@
-"""Static checks (docs/language.md#s4), in the order syntax (parser), names, types, scope.
+"""Static checks (docs/language.md#s4), in the order syntax (parser), ABSENT placement, names, types, scope.
 
 Implemented: E0200, E0201, E0202, E0203, E0204, E0205, E0206, E0207, E0208 (names, windows,
 partitions), E0300 (a simple type checker, with a schema; IN-list mixing also without one) and
-E0301 (well-formedness, docs/language.md#s4-2), E0303 (a `y.attr` whose `y` some valuation leaves
+E0301 (well-formedness, docs/language.md#s4-2), E0302-E0304 (ABSENT placement and the trailing
+ABSENT ... FOR, docs/language.md#s3-3a, #s3-3b), E0305 (a `y.attr` whose `y` some valuation leaves
 empty, docs/design/correlation.md). Lints (W04xx) are not produced. E0500 is never raised.
 """
 
@@ -47,7 +48,7 @@ class Context:
 def walk_cel(node):
     """All CEL nodes (including those inside NOT), pre-order."""
     yield node
-    if isinstance(node, N.Not):
+    if isinstance(node, (N.Not, N.Absent)):
         yield from walk_cel(node.inner)
     elif isinstance(node, (N.As, N.Plus, N.Filter)):
         yield from walk_cel(node.child)
@@ -125,7 +126,7 @@ def under_not(node, inside=False):
 def atoms_outside_not(node):
     if isinstance(node, N.Atom):
         yield node
-    elif isinstance(node, N.Not):
+    elif isinstance(node, (N.Not, N.Absent)):
         return
     elif isinstance(node, (N.As, N.Plus, N.Filter)):
         yield from atoms_outside_not(node.child)
@@ -149,7 +150,7 @@ def is_bindable(ctx, var, node):
         if node.stream is not None:
             return var[0] == node.stream
         return ctx.stream_declares(var[0], node.type)
-    if isinstance(node, N.Not):
+    if isinstance(node, (N.Not, N.Absent)):
         return False
     if isinstance(node, N.As):
         return is_bindable(ctx, var, node.child) or (var == node.name and binds_any(node.child))
@@ -162,7 +163,70 @@ def is_bindable(ctx, var, node):
 
 # ------------------------------------------------------------------ the checks
 
+def seq_chain(node):
+    """The elements of the maximal ';' chain rooted at node (';' is associative)."""
+    if isinstance(node, N.Seq) and not node.contiguous:
+        return seq_chain(node.left) + seq_chain(node.right)
+    return [node]
+
+
+def trailing_absence(where):
+    """(positive formula, Absent) for `psi ; ABSENT(beta) FOR d` (docs/language.md#s3-3b), else (where, None).
+    The positive formula is the chain before the absence (placement checked)."""
+    chain = seq_chain(where)
+    if len(chain) > 1 and isinstance(chain[-1], N.Absent) and chain[-1].deadline is not None:
+        positive = chain[0]
+        for e in chain[1:-1]:
+            positive = N.Seq(positive, e, False)
+        return positive, chain[-1]
+    return where, None
+
+
+def check_absent_formula(where):
+    """E0302/E0303 for the whole formula: a trailing ABSENT ... FOR ends the top-level chain,
+    every other ABSENT stands strictly inside a chain, without FOR."""
+    chain = seq_chain(where)
+    if len(chain) == 1 and isinstance(chain[0], N.Absent):
+        raise OracleError("E0302", "ABSENT is the whole formula")
+    if len(chain) > 1 and isinstance(chain[-1], N.Absent) and chain[-1].deadline is not None:
+        if isinstance(chain[-2], N.Absent):
+            raise OracleError("E0302", "ABSENT right before the trailing ABSENT ... FOR")
+        _check_chain(chain[:-1])
+        return chain[-1].deadline
+    check_absent_placement(where)
+    return None
+
+
+def _check_chain(chain):
+    for e in chain:
+        if isinstance(e, N.Absent) and e.deadline is not None:
+            raise OracleError("E0303", "FOR on an ABSENT that does not end the formula")
+    if isinstance(chain[0], N.Absent) or isinstance(chain[-1], N.Absent):
+        raise OracleError("E0302", "ABSENT starts or ends a ';' sequence")
+    for e in chain:
+        if not isinstance(e, N.Absent):
+            check_absent_placement(e)
+
+
+def check_absent_placement(node):
+    """E0302 (docs/language.md#s3-3a): every ABSENT has a pattern before and after it in its ';' chain;
+    E0303: FOR only on the trailing one."""
+    if isinstance(node, N.Absent):
+        if node.deadline is not None:
+            raise OracleError("E0303", "FOR on an ABSENT that does not end the formula")
+        raise OracleError("E0302", "ABSENT is not an operand of a ';' sequence")
+    if isinstance(node, N.Seq) and not node.contiguous:
+        _check_chain(seq_chain(node))
+    elif isinstance(node, (N.As, N.Plus, N.Filter)):
+        check_absent_placement(node.child)
+    elif isinstance(node, (N.Seq, N.Or)):
+        check_absent_placement(node.left)
+        check_absent_placement(node.right)
+
+
 def check_query(q, schema):
+    # ---- ABSENT placement (E0302, E0303): structural, before names
+    deadline = check_absent_formula(q.where)
     # ---- FROM
     if schema is not None:
         if q.from_streams is not None:
@@ -312,11 +376,20 @@ def check_query(q, schema):
                     if not is_bindable(ctx, x.var, n.child):
                         raise OracleError("E0301", "`%s` cannot be bound by the filtered formula" % x.var)
                     if isinstance(x, N.Ref) and x.var not in definitely_bound(n.child):
-                        raise OracleError("E0303", "`%s.%s`: some match of the filtered formula binds no `%s`"
+                        raise OracleError("E0305", "`%s.%s`: some match of the filtered formula binds no `%s`"
                                           % (x.var, x.name, x.var))
     for _, agg in q.measures:
         if not is_bindable(ctx, agg.var, q.where):
             raise OracleError("E0301", "`%s` cannot be bound by the query" % agg.var)
+
+    # ---- trailing absence (E0304, docs/language.md#s3-3b)
+    if deadline is not None:
+        if deadline > I64_MAX:
+            raise OracleError("E0304", "deadline beyond i64 nanoseconds")
+        if q.window is None or q.window[0] != "TIME":
+            raise OracleError("E0304", "a trailing ABSENT ... FOR needs a WITHIN duration")
+        if q.consume != "NONE":
+            raise OracleError("E0304", "a trailing ABSENT ... FOR with CONSUME BY")
     return ctx
 
 

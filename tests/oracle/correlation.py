@@ -6,7 +6,7 @@ aggregate) holds for a valuation V iff, for every event ``k`` of ``mu(x)`` (ever
 the first when ``P`` uses ``PREV``, which then reads the previous event of ``mu(x)`` by
 position) and every choice of one event per variable read through ``y.attr``, ``P`` is TRUE.
 An aggregate is a function of the whole set ``mu(y)``. An empty ``mu(x)`` or an empty choice
-set makes the for-all vacuously true (the static check E0303 rules out the latter for
+set makes the for-all vacuously true (the static check E0305 rules out the latter for
 ``y.attr``).
 """
 

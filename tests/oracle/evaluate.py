@@ -1,7 +1,7 @@
 """The query pipeline (docs/language.md#s3-9): FROM, accepted positions, PARTITION BY, WHERE, strategy,
 WITHIN, projection, CONSUME BY; LIMIT is only recorded (outputs are the pre-LIMIT sets O_j)."""
 
-from .checks import check_query, walk_cel, filter_terms
+from .checks import check_query, walk_cel, filter_terms, trailing_absence
 from .correlation import measures, reads_other_events
 from .events import ingest, partition_key
 from .parser import parse_query
@@ -66,7 +66,9 @@ def _window_coordinate(window, ev):
 
 
 def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns",
-             compat_ignore_strategy=False):
+             compat_ignore_strategy=False, close_deadlines=False):
+    """close_deadlines: for a trailing ABSENT ... FOR, also report the outputs whose deadline
+    the input does not reach (docs/language.md#s3-3b)."""
     q = parse_query(query_text)
     sch = parse_schema(schema) if schema is not None else None
     ctx = check_query(q, sch)
@@ -109,14 +111,19 @@ def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns"
             table[k] = eval_pred(term.pred, evs[p].attrs)
         return table[k]
 
-    # ---- WHERE on every substream
+    # ---- WHERE on every substream (a trailing absence: the positive part, and where beta holds)
+    positive, trailing = trailing_absence(q.where)
     substreams = {}
     for p in accepted:
         substreams.setdefault(key_of[p], []).append(p)
     by_end = {}
+    beta = set()
     for k, sub in substreams.items():
-        for v in SubstreamSemantics(evs, sub, truth).sem(q.where):
+        sem = SubstreamSemantics(evs, sub, truth)
+        for v in sem.sem(positive):
             by_end.setdefault(v.end, []).append(v)
+        if trailing is not None:
+            beta |= {v.start for v in sem.sem(trailing.inner) if v.start == v.end}
 
     strategy = "ALL" if compat_ignore_strategy else q.strategy
 
@@ -152,6 +159,14 @@ def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns"
             o = {(v.start, project(v), measures(q, v, evs)) for v in ws}
         else:
             o = {(v.start, project(v)) for v in ws}
+        if o and trailing is not None:
+            # docs/language.md#s3-3b: no later beta of the partition until the deadline, and the
+            # deadline reached by the input (an event after it) unless closed
+            deadline = coord[j] + trailing.deadline
+            if any(p > j and coord[p] <= deadline and p in beta for p in substreams[k]):
+                o = set()
+            elif not (close_deadlines or (max_w is not None and max_w > deadline)):
+                o = set()
         if o:
             outputs[j] = o
             if q.consume == "ANY" or (q.consume == "PARTITION" and not q.partition):

@@ -29,6 +29,14 @@ class Not:
 
 
 @dataclass(eq=False)
+class Absent:
+    """ABSENT(atomic) (docs/language.md#s3-3a): only meaningful inside a ';' chain; with
+    ``FOR d`` (docs/language.md#s3-3b) only at the end of the whole formula."""
+    inner: Any  # an Atom, possibly wrapped in Filter nodes (the `atomic` rule)
+    deadline: Optional[int] = None  # FOR d, in nanoseconds (None: no FOR)
+
+
+@dataclass(eq=False)
 class As:
     child: Any
     name: str

@@ -235,6 +235,10 @@ class Parser:
             a = self.expect_ident()
             self.expect_sym("]")
             return ("ATTR", t0.value, a)
+        return ("TIME", self.duration())
+
+    def duration(self):
+        """number unit { number unit }: nanoseconds, truncated to an integer."""
         total = Fraction(0)
         count = 0
         while self.peek().kind in ("INT", "DOUBLE"):
@@ -252,7 +256,7 @@ class Parser:
             count += 1
         if count == 0:
             self.fail("window (n EVENTS, n [attr] or a duration)")
-        return ("TIME", int(total))  # truncated to an integer number of ns
+        return int(total)  # truncated to an integer number of ns
 
     # ------------------------------------------------------------ CEL (docs/language.md#s2-3)
     def cel(self, min_power):
@@ -298,7 +302,19 @@ class Parser:
             inner = self.atomic()
             self.expect_sym(")")
             return N.Not(inner)
-        if self.peek().kind == "IDENT":
+        t = self.peek()
+        if t.kind == "IDENT" and not t.quoted and t.value.upper() == "ABSENT" and self.is_sym("(", 1):
+            # contextual keyword: ABSENT only when a `(` follows (docs/language.md#s2-1)
+            self.next()
+            self.next()
+            inner = self.atomic()
+            self.expect_sym(")")
+            u = self.peek()
+            if u.kind == "IDENT" and not u.quoted and u.value.upper() == "FOR":  # contextual, docs/language.md#s3-3b
+                self.next()
+                return N.Absent(inner, self.duration())
+            return N.Absent(inner)
+        if t.kind == "IDENT":
             return self.atom()
         self.fail("event type, `(` or NOT")
 

@@ -86,6 +86,10 @@ class SubstreamSemantics:
             return {v for v in self.sem(node.child) if self.satisfies(v, node.theta)}
         if isinstance(node, N.Or):
             return self.sem(node.left) | self.sem(node.right)
+        if isinstance(node, N.Seq) and not node.contiguous:
+            chain = self.chain(node)
+            if any(isinstance(e, N.Absent) for e in chain):
+                return self.absent_chain(chain)
         if isinstance(node, N.Seq):
             right = self.by_start(self.sem(node.right))
             out = set()
@@ -110,6 +114,42 @@ class SubstreamSemantics:
                 frontier = new
             return result
         raise AssertionError("unknown formula node %r" % (node,))
+
+    @classmethod
+    def chain(cls, node):
+        """The elements of the maximal ';' chain rooted at node (';' is associative)."""
+        if isinstance(node, N.Seq) and not node.contiguous:
+            return cls.chain(node.left) + cls.chain(node.right)
+        return [node]
+
+    def absent_chain(self, chain):
+        """psi_1 ; ... ; psi_n with ABSENT(beta) elements (docs/language.md#s3-3a): the rule of ';' between
+        consecutive patterns, keeping the pairs with no position k, v1.end < k < v2.start, of the
+        substream where some beta of the ABSENTs between them holds. (The placement check
+        guarantees that the chain starts and ends with a pattern.)"""
+        vals = self.sem(chain[0])
+        pending = []
+        for e in chain[1:]:
+            if isinstance(e, N.Absent):
+                pending.append(e)
+                continue
+            # bad[k]: local index k satisfies one of the pending betas; prefix counts
+            bad = set()
+            for a in pending:
+                bad |= {v.start for v in self.sem(a.inner) if v.start == v.end}
+            prefix = [0]
+            for p in self.sub:
+                prefix.append(prefix[-1] + (p in bad))
+            right = self.by_start(self.sem(e))
+            out = set()
+            for v1 in vals:
+                for v2 in self.successors(v1, right, False):
+                    lo, hi = self.local[v1.end] + 1, self.local[v2.start]  # local (lo..hi-1) strictly between
+                    if prefix[hi] - prefix[lo] == 0:
+                        out.add(Valuation(v1.start, v2.end, v1.mu | v2.mu))
+            vals = out
+            pending = []
+        return vals
 
     def satisfies(self, v, theta):
         if isinstance(theta, N.FTerm):

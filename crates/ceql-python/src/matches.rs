@@ -13,6 +13,8 @@ use std::sync::Arc;
 struct Shared {
     buf: MatchBuffer,
     source: Option<Py<PyAny>>,
+    /// Per match: the deadline of a trailing absence (nanoseconds), if it ended by one.
+    deadlines: Option<Vec<i64>>,
 }
 
 /// A complex event: interval `[start, end]` in input positions and the positions of
@@ -36,10 +38,18 @@ impl Match {
     fn new(start: u64, end: u64, positions: Vec<u64>, source: Option<Py<PyAny>>) -> Self {
         let mut buf = MatchBuffer::new();
         buf.push(start, end, &positions);
-        Match { shared: Arc::new(Shared { buf, source }), index: 0 }
+        Match { shared: Arc::new(Shared { buf, source, deadlines: None }), index: 0 }
     }
 
     /// First position of the interval.
+    /// For a query ending with `ABSENT(...) FOR d`: the deadline that ended the match
+    /// (the time stamp of its last event plus `d`, nanoseconds since the epoch, as the
+    /// window's time stamps); `None` for other queries.
+    #[getter]
+    fn deadline(&self) -> Option<i64> {
+        self.shared.deadlines.as_ref().and_then(|d| d.get(self.index).copied())
+    }
+
     #[getter]
     fn start(&self) -> u64 {
         self.get().start
@@ -101,9 +111,10 @@ pub fn to_match_list<'py>(
     py: Python<'py>,
     buf: &mut MatchBuffer,
     source: Option<&Py<PyAny>>,
+    deadlines: Option<Vec<i64>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let n = buf.len();
-    let shared = Arc::new(Shared { buf: std::mem::take(buf), source: source.map(|s| s.clone_ref(py)) });
+    let shared = Arc::new(Shared { buf: std::mem::take(buf), source: source.map(|s| s.clone_ref(py)), deadlines });
     let items = (0..n).map(|index| Match { shared: shared.clone(), index });
     let objs: Vec<Bound<'py, Match>> = items.map(|m| Bound::new(py, m)).collect::<PyResult<_>>()?;
     PyList::new(py, objs)

@@ -44,6 +44,14 @@ impl NativeRuntime {
         r
     }
 
+    /// The complex events of `out` as `Match` objects (emptying it), with the deadline of
+    /// each when the query ends with a trailing absence (every match then ended by one).
+    fn matches<'py>(&mut self, py: Python<'py>, source: Option<&Py<PyAny>>) -> PyResult<Bound<'py, PyList>> {
+        let deadlines = self.rt.take_emitted_deadlines();
+        let deadlines = (self.rt.has_deadline() && deadlines.len() == self.out.len()).then_some(deadlines);
+        to_match_list(py, &mut self.out, source, deadlines)
+    }
+
     /// Pushes one mapping; with a reorder buffer, under `tag`.
     fn push_one(&mut self, py: Python<'_>, event: &Bound<'_, PyAny>, tag: u64) -> PyResult<()> {
         let position = self.rt.next_position();
@@ -123,8 +131,9 @@ impl NativeRuntime {
         if let Some(s) = max_det_states {
             options.cache.max_det_states = s;
         }
-        let rt = Runtime::new(query.inner.clone(), options);
+        let mut rt = Runtime::new(query.inner.clone(), options);
         rt.check_reorder_options().map_err(PyValueError::new_err)?;
+        rt.record_deadlines(rt.has_deadline());
         Ok(NativeRuntime {
             rt,
             out: MatchBuffer::new(),
@@ -164,7 +173,7 @@ impl NativeRuntime {
             for (i, ev) in events.try_iter()?.enumerate() {
                 this.push_one(py, &ev?, first_tag + i as u64)?;
             }
-            to_match_list(py, &mut this.out, source.as_ref())
+            this.matches(py, source.as_ref())
         })
     }
 
@@ -230,7 +239,7 @@ impl NativeRuntime {
         self.run(py, |this| {
             this.out.clear();
             this.rt.flush_delayed(&mut this.out).map_err(|e| event_error(py, &e))?;
-            to_match_list(py, &mut this.out, source.as_ref())
+            this.matches(py, source.as_ref())
         })
     }
 
@@ -245,7 +254,7 @@ impl NativeRuntime {
         self.run(py, |this| {
             this.out.clear();
             push_arrow_rows(py, &mut this.rt, data, &mut this.out)?;
-            to_match_list(py, &mut this.out, source.as_ref())
+            this.matches(py, source.as_ref())
         })
     }
 
@@ -253,7 +262,7 @@ impl NativeRuntime {
     /// before the bad event), as for a successful push; empties the buffer.
     #[pyo3(signature = (source=None))]
     fn take_matches<'py>(&mut self, py: Python<'py>, source: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyList>> {
-        self.run(py, |this| to_match_list(py, &mut this.out, source.as_ref()))
+        self.run(py, |this| this.matches(py, source.as_ref()))
     }
 
     /// Pushes an Arrow-compatible object; returns the matches as an Arrow batch
@@ -270,6 +279,7 @@ impl NativeRuntime {
         whole: bool,
     ) -> PyResult<ArrowBatch> {
         self.run(py, |this| {
+            let _ = this.rt.take_emitted_deadlines(); // the Arrow output has no deadline column
             if narrow {
                 push_into_batch(py, &mut this.rt, data, &mut this.out32, first_id, whole)
             } else {
@@ -322,13 +332,17 @@ impl NativeRuntime {
 
     /// Declares that no event earlier than `time` (same unit as the time field)
     /// will arrive; expired state is released. With a reorder buffer, the held
-    /// events at or before `time` are evaluated: returns their matches.
-    #[pyo3(signature = (time, source=None))]
+    /// events at or before `time` are evaluated and their matches returned. The
+    /// matches of a trailing absence whose deadline is before `time` are returned
+    /// with `take=True`; otherwise they stay ready and the next push emits them
+    /// first (so a caller that ignores the result loses nothing).
+    #[pyo3(signature = (time, source=None, take=false))]
     fn advance_watermark<'py>(
         &mut self,
         py: Python<'py>,
         time: &Bound<'py, PyAny>,
         source: Option<Py<PyAny>>,
+        take: bool,
     ) -> PyResult<Bound<'py, PyList>> {
         let v = to_value(time).map_err(PyValueError::new_err)?;
         let w = if self.rt.reorders() {
@@ -339,8 +353,28 @@ impl NativeRuntime {
         self.run(py, |this| {
             this.out.clear();
             this.rt.advance_delayed(w, &mut this.out).map_err(|e| event_error(py, &e))?;
-            to_match_list(py, &mut this.out, source.as_ref())
+            if take {
+                this.rt.take_fired(&mut this.out);
+            }
+            this.matches(py, source.as_ref())
         })
+    }
+
+    /// Fires every match of a trailing absence still waiting for its deadline (the
+    /// input is over) and returns them.
+    #[pyo3(signature = (source=None))]
+    fn close_deadlines<'py>(&mut self, py: Python<'py>, source: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyList>> {
+        self.run(py, |this| {
+            this.rt.close_deadlines();
+            this.out.clear();
+            this.rt.take_fired(&mut this.out);
+            this.matches(py, source.as_ref())
+        })
+    }
+
+    /// Matches of a trailing absence waiting for their deadline.
+    fn waiting_deadlines(&self) -> usize {
+        self.rt.waiting_deadlines()
     }
 
     /// Earliest window coordinate at which a partition's partial matches all
@@ -369,7 +403,9 @@ impl NativeRuntime {
     #[staticmethod]
     fn restore(py: Python<'_>, query: &NativeQuery, data: &[u8]) -> PyResult<NativeRuntime> {
         guarded(py, || {
-            let rt = Runtime::restore(query.inner.clone(), data).map_err(|e| PyValueError::new_err(e.to_string()))?;
+            let mut rt =
+                Runtime::restore(query.inner.clone(), data).map_err(|e| PyValueError::new_err(e.to_string()))?;
+            rt.record_deadlines(rt.has_deadline());
             Ok(NativeRuntime {
                 rt,
                 out: MatchBuffer::new(),

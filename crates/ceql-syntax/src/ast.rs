@@ -281,6 +281,10 @@ pub enum CelKind {
     Atom(QName),
     /// `NOT(T FILTER ...)`: one event that is not such a `T`.
     Not(Atomic),
+    /// `ABSENT(T FILTER ...)`: no such `T` between the neighbours of a `;` chain
+    /// (docs/language.md#s3-3a), or, with `FOR d`, after the end of the whole formula for `d`
+    /// (docs/language.md#s3-3b). It consumes no event; the engine checks its placement (E0302, E0303).
+    Absent(Atomic, Option<Deadline>),
     /// `ψ AS x`.
     As(Box<Cel>, Ident),
     /// `ψ FILTER θ`.
@@ -297,7 +301,16 @@ pub enum CelKind {
     ContiguousPlus(Box<Cel>),
 }
 
-/// The operand of `NOT(...)`: a type with zero or more filters.
+/// `FOR d` after a trailing `ABSENT(...)`: how long after the match the absence is checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Deadline {
+    /// The duration's components as written (summed, as in `WITHIN`).
+    pub parts: Vec<DurationPart>,
+    /// Span of `FOR d`.
+    pub span: Span,
+}
+
+/// The operand of `NOT(...)` and `ABSENT(...)`: a type with zero or more filters.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Atomic {
     /// The event type.

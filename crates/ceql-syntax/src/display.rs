@@ -69,12 +69,11 @@ pub fn query_to_string(q: &Query) -> String {
 pub fn cel_to_string(c: &Cel) -> String {
     match &c.kind {
         CelKind::Atom(q) => qname(q),
-        CelKind::Not(a) => {
-            let mut s = format!("NOT({}", qname(&a.name));
-            for f in &a.filters {
-                s += &format!(" FILTER {}", filter(f));
-            }
-            s + ")"
+        CelKind::Not(a) => format!("NOT({})", atomic(a)),
+        CelKind::Absent(a, None) => format!("ABSENT({})", atomic(a)),
+        CelKind::Absent(a, Some(d)) => {
+            let parts: Vec<String> = d.parts.iter().map(|p| format!("{} {}", p.amount, p.unit.keyword())).collect();
+            format!("ABSENT({}) FOR {}", atomic(a), parts.join(" "))
         }
         CelKind::As(inner, x) => format!("({} AS {})", cel_to_string(inner), ident(x)),
         CelKind::Filter(inner, f) => format!("({} FILTER {})", cel_to_string(inner), filter(f)),
@@ -84,6 +83,15 @@ pub fn cel_to_string(c: &Cel) -> String {
         CelKind::Plus(inner) => format!("({})+", cel_to_string(inner)),
         CelKind::ContiguousPlus(inner) => format!("({}):+", cel_to_string(inner)),
     }
+}
+
+/// The operand of `NOT(...)` or `ABSENT(...)`: the type and its filters.
+fn atomic(a: &Atomic) -> String {
+    let mut s = qname(&a.name);
+    for f in &a.filters {
+        s += &format!(" FILTER {}", filter(f));
+    }
+    s
 }
 
 fn filter(f: &Filter) -> String {

@@ -120,3 +120,13 @@ fn declarations_parse() {
     let t = parse_query_text("CREATE STREAM S { EVENT A { v: int } } SELECT * FROM S WHERE A").unwrap();
     assert_eq!(t.streams.len(), 1);
 }
+
+#[test]
+fn absent_is_a_contextual_keyword() {
+    let w = |f: &str| formula(&format!("SELECT * FROM S WHERE {f}"));
+    assert_eq!(w("A ; ABSENT(B) ; C"), "((A ; ABSENT(B)) ; C)");
+    assert_eq!(w("A ; absent ( B FILTER B[v > 1] ) ; C"), "((A ; ABSENT(B FILTER B[v > 1])) ; C)");
+    // without a parenthesis it is a name
+    assert_eq!(w("ABSENT ; absent AS x"), "(ABSENT ; (absent AS x))");
+    assert_eq!(w("A FILTER A[absent > 1]"), "(A FILTER A[absent > 1])");
+}

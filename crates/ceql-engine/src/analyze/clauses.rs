@@ -64,6 +64,19 @@ pub(super) fn window(query: &ast::Query, schema: &Schema) -> Result<WindowPlan, 
     }
 }
 
+/// The nanoseconds of a duration (summed components, each exact from its decimal text and
+/// truncated), or `None` beyond the i64 range.
+pub(super) fn duration_nanos(parts: &[ast::DurationPart]) -> Option<i64> {
+    let mut total: i128 = 0;
+    for p in parts {
+        total += scaled(&p.amount, p.unit.nanos());
+        if total > i64::MAX as i128 {
+            return None;
+        }
+    }
+    Some(total as i64)
+}
+
 /// `amount × factor` computed exactly from the decimal text, truncated toward zero.
 fn scaled(amount: &str, factor: i128) -> i128 {
     let (int_part, frac_part) = amount.split_once('.').unwrap_or((amount, ""));

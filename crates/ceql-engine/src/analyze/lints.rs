@@ -47,6 +47,6 @@ fn vdef_plus<'a>(c: &'a Cel, warnings: &mut Vec<Diagnostic>) -> Vec<&'a Ident> {
             vdef_plus(x, warnings);
             Vec::new()
         }
-        CelKind::Atom(_) | CelKind::Not(_) => Vec::new(),
+        CelKind::Atom(_) | CelKind::Not(_) | CelKind::Absent(..) => Vec::new(),
     }
 }

@@ -3,6 +3,7 @@
 //! are collected. The result is a [`Plan`]: the query with every name resolved, ready
 //! for the CEA construction.
 
+mod absence;
 mod clauses;
 mod lints;
 mod names;
@@ -104,6 +105,9 @@ pub enum RCel {
     Filter(Box<RCel>, RFilter),
     /// `ψ1 ; ψ2`.
     Seq(Box<RCel>, Box<RCel>),
+    /// `ψ1 ; ABSENT(β1) ; … ; ABSENT(βn) ; ψ2`: `ψ1 ; ψ2` with no event satisfying any `βk`
+    /// strictly between them (docs/language.md#s3-3a).
+    SeqAbsent(Box<RCel>, Vec<Absence>, Box<RCel>),
     /// `ψ1 : ψ2`.
     Contiguous(Box<RCel>, Box<RCel>),
     /// `ψ1 OR ψ2`.
@@ -112,6 +116,17 @@ pub enum RCel {
     Plus(Box<RCel>, Span),
     /// `ψ:+`.
     ContiguousPlus(Box<RCel>, Span),
+}
+
+/// One `ABSENT(T FILTER ...)` condition: the atom's edges and filters, as in `NOT`.
+#[derive(Clone, Debug)]
+pub struct Absence {
+    /// The absent type's edges.
+    pub edges: Vec<AtomEdge>,
+    /// Its filters.
+    pub filters: Vec<RFilter>,
+    /// Span of `ABSENT(...)`.
+    pub span: Span,
 }
 
 /// What `SELECT` keeps of each complex event (docs/language.md#s3-5).
@@ -163,8 +178,10 @@ impl WindowPlan {
 pub struct Plan {
     /// Streams and types the query reads.
     pub schema: Schema,
-    /// The resolved `WHERE` formula.
+    /// The resolved `WHERE` formula (without a trailing absence).
     pub pattern: RCel,
+    /// `ψ ; ABSENT(β) FOR d` (docs/language.md#s3-3b): the absence and `d` in nanoseconds.
+    pub trailing: Option<(Absence, i64)>,
     /// Span of the `WHERE` formula in the query text.
     pub pattern_span: Span,
     /// The compiled regular expressions of its `LIKE` tests.
@@ -199,6 +216,8 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
     let mut warnings = Vec::new();
     // Literals (E0101): regular expressions of LIKE, before any name or type check.
     let regexes = typing::check_like_patterns(&query.pattern)?;
+    // Placement of ABSENT and FOR (E0302, E0303): structural, before any name is resolved.
+    let deadline = absence::check_formula(&query.pattern)?;
     // Names (E02xx), including the clause-level names of PARTITION BY and WITHIN.
     let resolved = names::resolve(query, decls)?;
     let window = clauses::window(query, &resolved.schema)?;
@@ -225,6 +244,12 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
         }
         s => s,
     };
+    // A trailing absence needs time stamps and a bounded window, and is not combined with
+    // consumption (E0304).
+    let deadline_nanos = match deadline {
+        Some(d) => Some(absence::check_trailing(query, &window, d)?),
+        None => None,
+    };
     // Lints.
     lints::safety(&query.pattern, &mut warnings);
     if query.within.is_none() {
@@ -240,6 +265,7 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
     Ok(Plan {
         schema: resolved.schema,
         pattern: resolved.pattern,
+        trailing: resolved.trailing.zip(deadline_nanos),
         pattern_span: query.pattern.span,
         regexes,
         variables: resolved.vars,
@@ -258,6 +284,8 @@ pub(crate) struct Resolved {
     pub schema: Schema,
     pub vars: Variables,
     pub pattern: RCel,
+    /// The trailing `ABSENT(β) FOR d`, resolved (its duration is in the query).
+    pub trailing: Option<Absence>,
     pub projection: Projection,
     /// `types(x)` of docs/language.md#s4-1 for every variable.
     pub capturable: Vec<Vec<TypeId>>,

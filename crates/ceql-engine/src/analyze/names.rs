@@ -2,7 +2,7 @@
 //! (or from the query when there are none), resolves event types, variables,
 //! `SELECT` and `FILTER` names, and computes `types(x)` (docs/language.md#s4-1).
 
-use super::{AtomEdge, Projection, RCel, RFilter, Resolved, VarId, VarKind, Variables};
+use super::{Absence, AtomEdge, Projection, RCel, RFilter, Resolved, VarId, VarKind, Variables};
 use crate::bitset::BitSet;
 use crate::schema::{Schema, StreamDef, TypeDef, TypeId};
 use crate::value::AttrType;
@@ -22,7 +22,18 @@ pub(super) fn resolve(query: &ast::Query, decls: &[ast::StreamDecl]) -> Result<R
         }
     }
     let mut r = Resolver { schema: &schema, vars: Variables::default(), filter_vars: Vec::new(), aliases: &aliases };
-    let pattern = r.cel(&query.pattern)?;
+    // A trailing `ABSENT(β) FOR d` (placement checked) is not part of the automaton: the
+    // positive part is the chain before it, and the absence is resolved on its own.
+    let chain = super::absence::seq_chain(&query.pattern);
+    let (pattern, trailing) = match chain.last().map(|c| &c.kind) {
+        Some(CelKind::Absent(a, Some(_))) if chain.len() > 1 => {
+            let positive = r.absent_chain(&chain[..chain.len() - 1])?;
+            let edges = r.atom(&a.name)?;
+            let filters = a.filters.iter().map(|f| r.filter(f)).collect::<Result<_, _>>()?;
+            (positive, Some(Absence { edges, filters, span: chain[chain.len() - 1].span }))
+        }
+        _ => (r.cel(&query.pattern)?, None),
+    };
     let projection = match &query.select {
         SelectList::Star => Projection::All,
         SelectList::None(_) => Projection::Nothing,
@@ -36,7 +47,7 @@ pub(super) fn resolve(query: &ast::Query, decls: &[ast::StreamDecl]) -> Result<R
     };
     let Resolver { vars, filter_vars, .. } = r;
     let capturable = capturable_types(&query.pattern, &schema, &vars);
-    let resolved = Resolved { schema, vars, pattern, projection, capturable, filter_vars };
+    let resolved = Resolved { schema, vars, pattern, trailing, projection, capturable, filter_vars };
     check_filter_attributes(&query.pattern, &resolved)?;
     Ok(resolved)
 }
@@ -87,7 +98,7 @@ fn collect_qualifiers(query: &ast::Query, out: &mut BTreeSet<String>) {
     fn cel(c: &Cel, out: &mut BTreeSet<String>) {
         match &c.kind {
             CelKind::Atom(q) => qname(q, out),
-            CelKind::Not(a) => {
+            CelKind::Not(a) | CelKind::Absent(a, _) => {
                 qname(&a.name, out);
                 a.filters.iter().for_each(|f| filter(f, out));
             }
@@ -118,7 +129,7 @@ fn collect_atom_names(c: &Cel, out: &mut BTreeSet<String>) {
         CelKind::Atom(q) => {
             out.insert(q.name.name.clone());
         }
-        CelKind::Not(a) => {
+        CelKind::Not(a) | CelKind::Absent(a, _) => {
             out.insert(a.name.name.name.clone());
         }
         CelKind::As(x, _) | CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => {
@@ -252,7 +263,7 @@ fn collect_aliases(c: &Cel) -> Vec<(String, Span)> {
                 go(a, out);
                 go(b, out);
             }
-            CelKind::Atom(_) | CelKind::Not(_) => {}
+            CelKind::Atom(_) | CelKind::Not(_) | CelKind::Absent(..) => {}
         }
     }
     let mut out = Vec::new();
@@ -285,12 +296,53 @@ impl Resolver<'_> {
                 let inner = self.cel(x)?;
                 RCel::Filter(Box::new(inner), self.filter(f)?)
             }
-            CelKind::Seq(a, b) => RCel::Seq(Box::new(self.cel(a)?), Box::new(self.cel(b)?)),
+            CelKind::Seq(..) => {
+                let chain = super::absence::seq_chain(c);
+                if chain.iter().any(|e| matches!(e.kind, CelKind::Absent(..))) {
+                    self.absent_chain(&chain)?
+                } else {
+                    self.plain_seq(c)?
+                }
+            }
+            CelKind::Absent(..) => unreachable!("check_placement keeps ABSENT inside `;` chains"),
             CelKind::Contiguous(a, b) => RCel::Contiguous(Box::new(self.cel(a)?), Box::new(self.cel(b)?)),
             CelKind::Or(a, b) => RCel::Or(Box::new(self.cel(a)?), Box::new(self.cel(b)?), c.span),
             CelKind::Plus(x) => RCel::Plus(Box::new(self.cel(x)?), c.span),
             CelKind::ContiguousPlus(x) => RCel::ContiguousPlus(Box::new(self.cel(x)?), c.span),
         })
+    }
+
+    /// A `;` chain without `ABSENT`, resolved with the shape it was parsed with (the chain
+    /// is scanned once, at its root, so a long chain costs linear time).
+    fn plain_seq(&mut self, c: &Cel) -> Result<RCel, Diagnostic> {
+        match &c.kind {
+            CelKind::Seq(a, b) => Ok(RCel::Seq(Box::new(self.plain_seq(a)?), Box::new(self.plain_seq(b)?))),
+            _ => self.cel(c),
+        }
+    }
+
+    /// A `;` chain (with or without `ABSENT` elements), folded from the left: the absences between two
+    /// patterns guard the gap between them (placement was checked: the chain starts and
+    /// ends with a pattern).
+    fn absent_chain(&mut self, chain: &[&Cel]) -> Result<RCel, Diagnostic> {
+        let mut acc = self.cel(chain[0])?;
+        let mut pending = Vec::new();
+        for e in &chain[1..] {
+            if let CelKind::Absent(a, _) = &e.kind {
+                let edges = self.atom(&a.name)?;
+                let filters = a.filters.iter().map(|f| self.filter(f)).collect::<Result<_, _>>()?;
+                pending.push(Absence { edges, filters, span: e.span });
+                continue;
+            }
+            let next = Box::new(self.cel(e)?);
+            acc = if pending.is_empty() {
+                RCel::Seq(Box::new(acc), next)
+            } else {
+                RCel::SeqAbsent(Box::new(acc), std::mem::take(&mut pending), next)
+            };
+        }
+        debug_assert!(pending.is_empty(), "a chain ends with a pattern");
+        Ok(acc)
     }
 
     /// The `S>T` pairs an atom captures and the variables each capture binds.
@@ -389,7 +441,7 @@ fn capturable_types(pattern: &Cel, schema: &Schema, vars: &Variables) -> Vec<Vec
                     acc.extend(schema.type_id(sid, &q.name.name));
                 }
             },
-            CelKind::Not(_) => {}
+            CelKind::Not(_) | CelKind::Absent(..) => {}
             CelKind::As(x, _) | CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => {
                 atoms_outside_not(x, schema, acc)
             }
@@ -414,7 +466,7 @@ fn capturable_types(pattern: &Cel, schema: &Schema, vars: &Variables) -> Vec<Vec
                 aliases(a, schema, vars, out);
                 aliases(b, schema, vars, out);
             }
-            CelKind::Atom(_) | CelKind::Not(_) => {}
+            CelKind::Atom(_) | CelKind::Not(_) | CelKind::Absent(..) => {}
         }
     }
     aliases(pattern, schema, vars, &mut out);

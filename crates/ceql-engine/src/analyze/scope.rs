@@ -16,7 +16,7 @@ pub(super) fn check_well_formed(c: &Cel, r: &Resolved) -> Result<(), Diagnostic>
 fn bindable(c: &Cel, r: &Resolved) -> Result<BitSet, Diagnostic> {
     Ok(match &c.kind {
         CelKind::Atom(q) => atom(q, r),
-        CelKind::Not(a) => {
+        CelKind::Not(a) | CelKind::Absent(a, _) => {
             let inner = atom(&a.name, r);
             for f in &a.filters {
                 check_filter(f, &inner, r)?;

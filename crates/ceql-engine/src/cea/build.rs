@@ -179,18 +179,7 @@ impl Builder<'_> {
         Ok(match c {
             RCel::Atom(edges, span) => atom(edges, *span),
             RCel::Not(edges, filters, span) => {
-                let mut a = atom(edges, *span);
-                for f in filters {
-                    a = self.filter(a, f)?;
-                }
-                let terms: Vec<Term> = a
-                    .trans
-                    .iter()
-                    .map(|t| match &t.guard {
-                        G::Pos(term) => term.clone(),
-                        _ => unreachable!("an atom with filters has only positive guards"),
-                    })
-                    .collect();
+                let terms = self.terms(edges, filters, *span)?;
                 Sub {
                     n: 2,
                     trans: vec![Tr { from: 0, guard: G::Neg(terms), vars: BitSet::new(), to: 1 }],
@@ -222,8 +211,15 @@ impl Builder<'_> {
                 }
                 u
             }
-            RCel::Seq(a, b) => self.sequence(a, b, true)?,
-            RCel::Contiguous(a, b) => self.sequence(a, b, false)?,
+            RCel::Seq(a, b) => self.sequence(a, b, Some(G::True))?,
+            RCel::SeqAbsent(a, absences, b) => {
+                let mut terms = Vec::new();
+                for x in absences {
+                    terms.extend(self.terms(&x.edges, &x.filters, x.span)?);
+                }
+                self.sequence(a, b, Some(G::Neg(terms)))?
+            }
+            RCel::Contiguous(a, b) => self.sequence(a, b, None)?,
             // An iteration of an iteration is the outer one (`(ψ+)+ = ψ+`, and
             // `(ψ:+):+ = ψ:+`; any other mix is `ψ+`): building each level would
             // copy the body's final-entering transitions again, quadratically
@@ -235,8 +231,26 @@ impl Builder<'_> {
         })
     }
 
-    /// `ψ1 ; ψ2` (with `TRUE` loops on `I2`) or `ψ1 : ψ2` (without).
-    fn sequence(&mut self, a: &RCel, b: &RCel, skip: bool) -> Result<Sub, Diagnostic> {
+    /// The positive terms of an atom with filters (`FILTER θ1 OR θ2` gives several): the
+    /// disjunction that `NOT(...)` and `ABSENT(...)` negate.
+    fn terms(&mut self, edges: &[AtomEdge], filters: &[RFilter], span: Span) -> Result<Vec<Term>, Diagnostic> {
+        let mut a = atom(edges, span);
+        for f in filters {
+            a = self.filter(a, f)?;
+        }
+        Ok(a.trans
+            .into_iter()
+            .map(|t| match t.guard {
+                G::Pos(term) => term,
+                _ => unreachable!("an atom with filters has only positive guards"),
+            })
+            .collect())
+    }
+
+    /// `ψ1 ; ψ2` (with `TRUE` loops on `I2`), `ψ1 ; ABSENT(β) ; ψ2` (with `¬β` loops: the
+    /// skipped events are exactly those strictly between the two sides) or `ψ1 : ψ2`
+    /// (`skip` is `None`: no loops).
+    fn sequence(&mut self, a: &RCel, b: &RCel, skip: Option<G>) -> Result<Sub, Diagnostic> {
         let a = self.sub(a)?;
         let b = self.sub(b)?.shifted(a.n);
         let mut trans = a.trans;
@@ -246,9 +260,9 @@ impl Builder<'_> {
                 trans.push(copy);
             }
         }
-        if skip {
+        if let Some(guard) = skip {
             for &q in &b.init {
-                trans.push(Tr { from: q, guard: G::True, vars: BitSet::new(), to: q });
+                trans.push(Tr { from: q, guard: guard.clone(), vars: BitSet::new(), to: q });
             }
         }
         let offset = trans.len();
@@ -364,6 +378,11 @@ pub fn build_cea(plan: &Plan) -> Result<(Cea, PredTable), Diagnostic> {
     let mut b =
         Builder { schema, regexes: &plan.regexes, preds: PredTable::new(schema.types.len()), span: plan.pattern_span };
     let s = b.sub(&plan.pattern)?;
+    // The trailing absence's predicates get bits of their types like any other.
+    let trailing = match &plan.trailing {
+        Some((x, _)) => Some(Guard { negated: false, terms: b.terms(&x.edges, &x.filters, x.span)? }),
+        None => None,
+    };
     // Top level: q0 gets a copy of every transition leaving an initial state.
     let q0 = s.n;
     let n = (s.n + 1) as usize;
@@ -441,7 +460,7 @@ pub fn build_cea(plan: &Plan) -> Result<(Cea, PredTable), Diagnostic> {
         (0..num_states).all(|q| !finals[q] || out[q].is_empty()),
         "(C3): final states have no outgoing transitions"
     );
-    Ok((Cea { num_states, finals, out, guards, state_spans }, b.preds))
+    Ok((Cea { num_states, finals, out, guards, state_spans, trailing }, b.preds))
 }
 
 /// The states reachable from `starts` along `edge` (a breadth-first search over

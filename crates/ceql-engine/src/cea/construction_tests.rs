@@ -72,3 +72,47 @@ fn unsatisfiable_parts_are_trimmed() {
     let c = q("SELECT * FROM S WHERE A");
     assert_eq!(c.cea.num_states, 2);
 }
+
+#[test]
+fn absence_puts_a_negated_guard_on_the_skip_loop_of_its_gap() {
+    // A ; ABSENT(B) ; C: the same states as A ; C, with the loop on C's initial state
+    // guarded by ¬B instead of TRUE.
+    let with = q("SELECT * FROM S WHERE A ; ABSENT(B) ; C");
+    let without = q("SELECT * FROM S WHERE A ; C");
+    check_invariants(&with);
+    assert_eq!(with.cea.num_states, without.cea.num_states);
+    assert_eq!(with.cea.num_transitions(), without.cea.num_transitions());
+    let loops: Vec<_> =
+        with.cea.out.iter().enumerate().flat_map(|(p, t)| t.iter().filter(move |t| t.target as usize == p)).collect();
+    assert_eq!(loops.len(), 1);
+    let guard = &with.cea.guards[loops[0].guard as usize];
+    assert!(guard.negated);
+    assert_eq!(guard.terms.len(), 1);
+    assert_eq!(guard.terms[0].ty, with.plan.schema.types_named("B")[0]);
+    assert!(loops[0].vars.is_empty() && !loops[0].marked);
+}
+
+#[test]
+fn absences_in_one_gap_join_their_terms_and_filters_get_bits() {
+    let c = q("SELECT * FROM S WHERE A ; ABSENT(B FILTER B[v > 1] OR B[v < -1]) ; ABSENT(C) ; A");
+    check_invariants(&c);
+    let negated: Vec<_> = c.cea.guards.iter().filter(|g| g.negated).collect();
+    assert_eq!(negated.len(), 1);
+    // two terms for the OR filter on B, one for C
+    assert_eq!(negated[0].terms.len(), 3);
+    let b = c.plan.schema.types_named("B")[0] as usize;
+    assert_eq!(c.preds[b].len(), 2);
+}
+
+#[test]
+fn nested_absences_satisfy_the_invariants() {
+    for f in [
+        "(A ; ABSENT(B) ; C)+",
+        "(A ; ABSENT(B) ; C) OR D",
+        "(A ; ABSENT(B) ; C) AS x ; D FILTER x[v > 1]",
+        "A ; ABSENT(B) ; (C ; ABSENT(A) ; D)+ ; ABSENT(C) ; A",
+        "(A ; ABSENT(B)) ; C",
+    ] {
+        check_invariants(&q(&format!("SELECT * FROM S WHERE {f}")));
+    }
+}

@@ -44,6 +44,9 @@ pub struct Cea {
     /// Per state: the span of the query construct that created it (an atom, `NOT`,
     /// an iteration, or the whole formula for `q0`).
     pub state_spans: Vec<ceql_syntax::Span>,
+    /// The event condition `β` of a trailing `ABSENT(β) FOR d` (docs/language.md#s3-3b), read
+    /// by the runtime's deadline queue, not by the automaton.
+    pub trailing: Option<Guard>,
 }
 
 impl Cea {

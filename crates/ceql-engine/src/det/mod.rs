@@ -436,6 +436,7 @@ mod tests {
             out: vec![vec![t(0, 1, true)], vec![t(2, 1, false), t(1, 2, true)], vec![]],
             guards: vec![a, b, Guard::always()],
             state_spans: vec![ceql_syntax::Span::default(); 3],
+            trailing: None,
         })
     }
 

@@ -37,7 +37,12 @@ struct Printer<'a> {
 /// The normalized formula of `q`.
 pub(super) fn normalized(q: &CompiledQuery) -> String {
     let mut p = Printer { q, pending: Vec::new(), aliases: Vec::new(), chars: 0 };
-    let (text, _) = p.print(&q.plan.pattern);
+    let (mut text, power) = p.print(&q.plan.pattern);
+    if let Some((x, nanos)) = &q.plan.trailing {
+        // The trailing absence is not in the automaton: the deadline queue reads it.
+        let absent = p.negated(&x.edges, &x.filters);
+        text = format!("{} ; ABSENT({absent}) FOR {nanos} ns", operand((text, power), SEQ + 1));
+    }
     if text.chars().count() > MAX_CHARS {
         let cut: String = text.chars().take(MAX_CHARS).collect();
         return format!("{cut} … (cut at {MAX_CHARS} characters)");
@@ -83,20 +88,7 @@ impl Printer<'_> {
         }
         let printed = match c {
             RCel::Atom(edges, _) => self.atom(edges, &[]),
-            RCel::Not(edges, filters, _) => {
-                let mut alternatives = vec![Vec::new()];
-                for f in filters {
-                    let mut next = Vec::new();
-                    for a in &alternatives {
-                        for d in dnf(f) {
-                            next.push([a.clone(), d].concat());
-                        }
-                    }
-                    alternatives = next;
-                }
-                let inner: Vec<String> = alternatives.iter().map(|conj| self.atom(edges, conj).0).collect();
-                (format!("NOT({})", inner.join(" OR ")), ATOM)
-            }
+            RCel::Not(edges, filters, _) => (format!("NOT({})", self.negated(edges, filters)), ATOM),
             RCel::As(x, v) => {
                 self.aliases.push(*v);
                 let inner = self.print(x);
@@ -122,6 +114,13 @@ impl Printer<'_> {
                 (parts.join(" OR "), OR)
             }
             RCel::Seq(a, b) => self.infix(a, b, " ; ", SEQ),
+            RCel::SeqAbsent(a, absences, b) => {
+                let mut op = String::from(" ; ");
+                for x in absences {
+                    op += &format!("ABSENT({}) ; ", self.negated(&x.edges, &x.filters));
+                }
+                self.infix(a, b, &op, SEQ)
+            }
             RCel::Contiguous(a, b) => self.infix(a, b, " : ", CONTIGUOUS),
             RCel::Or(a, b, _) => self.infix(a, b, " OR ", OR),
             RCel::Plus(x, _) => (format!("{}+", operand(self.print(x), POSTFIX)), POSTFIX),
@@ -136,6 +135,23 @@ impl Printer<'_> {
     }
 
     /// A left-associative infix operator of power `power`.
+    /// The operand of `NOT(...)` or `ABSENT(...)`: the atom with its filters, one
+    /// alternative per conjunction of their disjunctive normal form.
+    fn negated(&mut self, edges: &[AtomEdge], filters: &[RFilter]) -> String {
+        let mut alternatives = vec![Vec::new()];
+        for f in filters {
+            let mut next = Vec::new();
+            for a in &alternatives {
+                for d in dnf(f) {
+                    next.push([a.clone(), d].concat());
+                }
+            }
+            alternatives = next;
+        }
+        let inner: Vec<String> = alternatives.iter().map(|conj| self.atom(edges, conj).0).collect();
+        inner.join(" OR ")
+    }
+
     fn infix(&mut self, a: &RCel, b: &RCel, op: &str, power: u8) -> (String, u8) {
         let left = operand(self.print(a), power);
         let right = operand(self.print(b), power + 1);

@@ -124,3 +124,16 @@ fn det_states_dot_draws_every_materialised_det_state() {
         assert!(cache.contains(&format!("{} hits, {} misses", stats.cache.hits, stats.cache.misses)), "{cache}");
     }
 }
+
+#[test]
+fn absences_are_printed_in_the_formula() {
+    let q = crate::CompiledQuery::compile(
+        "SELECT * FROM S WHERE A ; ABSENT(B FILTER B[v > 1]) ; C ; ABSENT(A) FOR 2 seconds WITHIN 1 minute",
+        None,
+        crate::CompileOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let f = q.normalized_formula();
+    assert!(f.contains("ABSENT(B[v > 1])"), "{f}");
+    assert!(f.ends_with("; ABSENT(A) FOR 2000000000 ns"), "{f}");
+}

@@ -11,9 +11,15 @@ impl Runtime {
     /// [attr]`). Expired partial matches and partitions are released. A later event
     /// below `w` is then late (rejected, or dropped with [`super::LatePolicy::Drop`]).
     /// No effect for `EVENTS` windows or without `WITHIN`.
+    ///
+    /// With a trailing absence (docs/language.md#s3-3b), the complex events whose deadline is
+    /// before `w` are fired: [`Runtime::take_fired`] hands them over.
     pub fn advance_watermark(&mut self, w: i64) {
         if !self.config.query.plan.window.is_time_based() || w <= self.state.max_w {
             return;
+        }
+        if self.config.deadline.is_some() {
+            self.fire_before(w);
         }
         self.state.max_w = w;
         self.reclaim();
@@ -40,12 +46,19 @@ impl Runtime {
             return None;
         }
         let tau = self.threshold(self.state.max_w);
-        self.state
+        let expiry = self
+            .state
             .partitions
             .iter()
             .filter_map(|p| p.table.iter().map(|e| e.ul[0].max).filter(|&m| m >= tau).max())
             .map(|newest| newest.saturating_add(eps).saturating_add(1))
-            .min()
+            .min();
+        // A waiting complex event fires at the first time after its deadline.
+        let fire = self.state.deadlines.next().map(|d| d.saturating_add(1));
+        match (expiry, fire) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Converts a time value as given by the user (a number in the time unit of
@@ -85,6 +98,11 @@ impl Runtime {
             return false;
         }
         let tau = if self.state.max_w == i64::MIN { i64::MIN } else { self.threshold(self.state.max_w) };
-        self.state.partitions.iter().all(|p| p.virtual_det == INITIAL && p.table.iter().all(|e| e.ul[0].max < tau))
+        self.state.deadlines.is_empty()
+            && self
+                .state
+                .partitions
+                .iter()
+                .all(|p| p.virtual_det == INITIAL && p.table.iter().all(|e| e.ul[0].max < tau))
     }
 }

@@ -22,6 +22,8 @@ pub(crate) struct Config {
     pub(crate) facts: Facts,
     /// `max_state_bytes`, resolved.
     pub(crate) state_budget: usize,
+    /// The trailing `ABSENT(β) FOR d`, if the query ends with one.
+    pub(crate) deadline: Option<super::deadlines::Deadline>,
 }
 
 /// Per-event facts of the query, copied out of the plan so that the hot path does
@@ -65,6 +67,10 @@ impl Config {
             partitioned: query.is_partitioned(),
         };
         let state_budget = options.max_state_bytes.unwrap_or_else(crate::memory::default_state_budget);
-        Config { query, options, layout, time_slot, reorder_slot, facts, state_budget }
+        let deadline = match (&query.cea.trailing, &query.plan.trailing) {
+            (Some(guard), Some((_, nanos))) => Some(super::deadlines::Deadline { guard: guard.clone(), nanos: *nanos }),
+            _ => None,
+        };
+        Config { query, options, layout, time_slot, reorder_slot, facts, state_budget, deadline }
     }
 }

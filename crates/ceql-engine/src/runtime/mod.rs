@@ -5,6 +5,9 @@ mod batch;
 mod budget;
 mod clock;
 mod config;
+mod deadlines;
+#[cfg(test)]
+mod deadlines_tests;
 mod in_place;
 mod ingest;
 #[cfg(test)]
@@ -171,6 +174,13 @@ impl Runtime {
     /// Lowest position that a complex event reported in the future can contain:
     /// a caller that keeps event payloads may forget everything before it.
     pub fn horizon(&self) -> u64 {
+        let h = self.window_horizon();
+        self.state.deadlines.horizon().map_or(h, |d| d.min(h))
+    }
+
+    /// [`Runtime::horizon`] for the matches the automaton can still report (without
+    /// those waiting for a deadline).
+    fn window_horizon(&self) -> u64 {
         match self.config.query.plan.window {
             WindowPlan::Unbounded => 0,
             // A future match ends at j' ≥ position and starts at ≥ j' − n.

@@ -83,6 +83,9 @@ impl Runtime {
             self.state.position += 1;
             self.state.stats.no_key += 1;
             self.state.max_w = self.state.max_w.max(w);
+            if self.config.deadline.is_some() {
+                self.deadline_event(None, 0, w, out);
+            }
             self.reclaim();
             return Ok(());
         }
@@ -91,10 +94,11 @@ impl Runtime {
         if self.state.cache.over_budget() {
             self.clear_cache()?;
         }
+        let mut words = 0;
         let class = match self.fixed_class(ty) {
             Some(c) => c,
             None => {
-                let words = self
+                words = self
                     .predicate_bits(ty, row, pre)
                     .map_err(|(field, msg)| EventError::new(position, field, type_name(self).as_deref(), msg))?;
                 self.state.cache.class_of(ty, &self.scratch.bits[..words])
@@ -110,6 +114,9 @@ impl Runtime {
         // Accepted coordinates never decrease, so `w` is now `max_w` and this is the
         // threshold of both the event and the reclamation after it.
         let tau = self.threshold(w);
+        if self.config.deadline.is_some() {
+            self.deadline_event(Some(ty), words, w, out);
+        }
         let pid = self.state.partitions.get_or_create(&self.scratch.key_buf, self.state.reset_epoch);
         if let Some(begun) = self.settle_idle(pid, class, w, tau) {
             self.on_event(pid, begun, class, position, w, tau, out);

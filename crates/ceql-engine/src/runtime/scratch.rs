@@ -32,6 +32,8 @@ pub(crate) struct Scratch {
     pub(crate) key_buf: Vec<u8>,
     /// Scratch output for deduplication when the caller only counts.
     pub(crate) dedupe_scratch: MatchBuffer,
+    /// Complex events of one position that will wait for their deadline (deadlines.rs).
+    pub(crate) deferred: MatchBuffer,
     /// Per type (last: unknown types): (cache clears + 1 when cached, class) for
     /// types whose class does not depend on the event; `u64::MAX` otherwise.
     pub(crate) fixed_classes: Vec<(u64, ClassId)>,
@@ -63,6 +65,7 @@ impl Scratch {
             bits: Vec::new(),
             key_buf: Vec::new(),
             dedupe_scratch: MatchBuffer::new(),
+            deferred: MatchBuffer::new(),
             fixed_classes,
             marking: Marking::default(),
             dying: Vec::new(),

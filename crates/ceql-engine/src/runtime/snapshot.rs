@@ -15,8 +15,9 @@ use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"CEQLSNAP";
 /// Current snapshot format version (5: the options carry `max_state_bytes`; 6: the
-/// reorder buffer, appended at the end, so that a version-5 payload reads as a
-/// version-6 one without a buffer).
+/// complex events waiting for the deadline of a trailing absence, and the reorder
+/// buffer, appended at the end in that order, so that a version-5 payload reads as a
+/// version-6 one with no waiting event and no buffer).
 pub const SNAPSHOT_VERSION: u32 = 6;
 
 /// Why a snapshot cannot be restored.
@@ -72,6 +73,8 @@ struct State {
     /// Partitions whose runs all expired but whose virtual run keeps strategy
     /// state (NEXT/LAST/MAX): off the idle list, still compared with (docs/language.md#s3-6).
     evicted: Vec<PartitionState>,
+    /// Complex events waiting for their deadline (docs/language.md#s3-3b).
+    deadlines: super::deadlines::Deadlines,
     /// The reorder buffer (`max_delay`; since version 6). Keep it last.
     reorder: Option<super::reorder::BufferState>,
 }
@@ -120,6 +123,7 @@ impl Runtime {
             nodes,
             partitions,
             evicted,
+            deadlines: self.state.deadlines.clone(),
             reorder: self.state.reorder.as_ref().map(super::reorder::ReorderBuffer::export),
         };
         let mut out = MAGIC.to_vec();
@@ -136,8 +140,13 @@ impl Runtime {
         let version = u32::from_le_bytes(data[8..12].try_into().expect("4 bytes"));
         let payload = match version {
             SNAPSHOT_VERSION => std::borrow::Cow::Borrowed(&data[12..]),
-            // Version 5 lacks the trailing reorder buffer: postcard's `None` is one 0 byte.
-            5 => std::borrow::Cow::Owned([&data[12..], &[0u8]].concat()),
+            // Version 5 lacks the two trailing fields: an empty deadline queue, then the
+            // reorder buffer's `None` (one 0 byte in postcard).
+            5 => {
+                let no_deadlines = postcard::to_allocvec(&super::deadlines::Deadlines::default())
+                    .map_err(|e| SnapshotError(format!("cannot upgrade a version-5 snapshot: {e}")))?;
+                std::borrow::Cow::Owned([&data[12..], &no_deadlines[..], &[0u8]].concat())
+            }
             _ => {
                 return Err(SnapshotError(format!(
                     "format version {version} is not supported (expected {SNAPSHOT_VERSION}, or 5)"
@@ -171,6 +180,7 @@ impl Runtime {
         rt.state.stats = state.stats;
         rt.state.cache.restore_stats(state.cache_stats);
         rt.state.coordinate_marks = state.coordinate_marks.into_iter().collect();
+        rt.state.deadlines = state.deadlines;
         rt.state.reorder = state.reorder.map(super::reorder::ReorderBuffer::import);
         if state.arena_base % crate::tecs::CHUNK_NODES as u64 != 0 {
             return Err(SnapshotError("arena base is not chunk-aligned".into()));

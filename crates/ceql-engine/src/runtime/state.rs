@@ -29,6 +29,8 @@ pub(crate) struct State {
     /// Time-based windows: the first position of each distinct coordinate still
     /// inside the window (for [`super::Runtime::horizon`]).
     pub(crate) coordinate_marks: VecDeque<(i64, u64)>,
+    /// Complex events waiting for the deadline of a trailing absence.
+    pub(crate) deadlines: super::deadlines::Deadlines,
     /// Events held until the watermark passes them (with `max_delay`).
     pub(crate) reorder: Option<ReorderBuffer>,
 }
@@ -46,6 +48,7 @@ impl State {
             reset_epoch: 0,
             stats: RuntimeStats::default(),
             coordinate_marks: VecDeque::new(),
+            deadlines: Default::default(),
             reorder: config.options.max_delay.map(ReorderBuffer::new),
         }
     }

@@ -132,12 +132,16 @@ impl Runtime {
         );
 
         // OUTPUT: only when T' may hold a final det-state (most events cannot).
-        let any = any_final && {
-            let before = out.total();
-            let any = self.emit_outputs(&next, position, tau, out);
-            self.state.stats.matches += out.total() - before;
-            any
-        };
+        let any = any_final
+            && if self.config.deadline.is_some() {
+                // A trailing absence: the complex events wait for their deadline (deadlines.rs).
+                self.defer_outputs(&next, position, w, tau)
+            } else {
+                let before = out.total();
+                let any = self.emit_outputs(&next, position, tau, out);
+                self.state.stats.matches += out.total() - before;
+                any
+            };
 
         // CONSUME BY (docs/language.md#s3-10): tested on O_j before LIMIT.
         let reset = any && self.config.facts.consume != ConsumePolicy::None;
@@ -164,7 +168,13 @@ impl Runtime {
 
     /// OUTPUT: appends to `out` the complex events of the final det-states of `next`
     /// whose start is in the window (`τ`); returns whether there was any.
-    fn emit_outputs<P: Position>(&mut self, next: &[Entry], position: u64, tau: i64, out: &mut MatchBuffer<P>) -> bool {
+    pub(super) fn emit_outputs<P: Position>(
+        &mut self,
+        next: &[Entry],
+        position: u64,
+        tau: i64,
+        out: &mut MatchBuffer<P>,
+    ) -> bool {
         // MAX under a partial projection: incomparable maximal runs (different
         // det-states) can project to the same complex event; the output is a set,
         // so enumerate everything, remove duplicates, then apply LIMIT.

@@ -11,9 +11,9 @@
 
 use super::literal::ident;
 use super::pred::filter;
-use super::query::qname;
+use super::query::{duration_parts, qname};
 use super::{Pair, Rule};
-use crate::ast::{Atomic, Cel, CelKind, Filter, Ident};
+use crate::ast::{Atomic, Cel, CelKind, Deadline, Filter, Ident};
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 
@@ -150,6 +150,31 @@ fn unit(pair: Pair<'_>) -> Result<Cel, Diagnostic> {
         Rule::not_atom => {
             let a = inner.into_inner().find(|q| q.as_rule() == Rule::atomic).expect("NOT operand");
             Ok(Cel { kind: CelKind::Not(atomic(a)?), span })
+        }
+        Rule::absent_atom => {
+            let mut operand = None;
+            let mut deadline = None;
+            let mut for_start = None;
+            let mut end = span.end;
+            for q in inner.into_inner() {
+                match q.as_rule() {
+                    Rule::atomic => operand = Some(atomic(q)?),
+                    // The span ends at `)` or at the deadline, not on the whitespace that
+                    // the optional `FOR` consumed while it was tried.
+                    Rule::rparen => end = Span::of(&q).end,
+                    Rule::kw_for => for_start = Some(Span::of(&q)),
+                    Rule::window_duration => {
+                        // The last component ends the span (the repetition's own span can
+                        // include the whitespace after it).
+                        let last = q.clone().into_inner().last().map_or(Span::of(&q), |d| Span::of(&d));
+                        let span = for_start.expect("FOR precedes its duration").to(last);
+                        deadline = Some(Deadline { parts: duration_parts(q), span });
+                    }
+                    _ => {}
+                }
+            }
+            let span = Span::new(span.start, deadline.as_ref().map_or(end, |d| d.span.end));
+            Ok(Cel { kind: CelKind::Absent(operand.expect("ABSENT operand"), deadline), span })
         }
         _ => {
             let q = qname(inner);

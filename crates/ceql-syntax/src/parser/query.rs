@@ -132,23 +132,27 @@ fn window(pair: Pair<'_>) -> Result<Window, Diagnostic> {
             }
             Ok(Window::Attribute { n: n.expect("attribute window bound"), attr: attr.expect("attribute"), span })
         }
-        _ => {
-            let mut parts = Vec::new();
-            for d in form.into_inner() {
-                let mut amount = String::new();
-                let mut unit = TimeUnit::Second;
-                for q in d.into_inner() {
-                    match q.as_rule() {
-                        Rule::number => amount = q.as_str().to_string(),
-                        Rule::time_unit => unit = time_unit(q),
-                        _ => {}
-                    }
-                }
-                parts.push(DurationPart { amount, unit });
-            }
-            Ok(Window::Duration { parts, span })
-        }
+        _ => Ok(Window::Duration { parts: duration_parts(form), span }),
     }
+}
+
+/// The `number unit` components of a `window_duration` pair (`WITHIN`, and `FOR` of a
+/// trailing `ABSENT`).
+pub(crate) fn duration_parts(pair: Pair<'_>) -> Vec<DurationPart> {
+    let mut parts = Vec::new();
+    for d in pair.into_inner() {
+        let mut amount = String::new();
+        let mut unit = TimeUnit::Second;
+        for q in d.into_inner() {
+            match q.as_rule() {
+                Rule::number => amount = q.as_str().to_string(),
+                Rule::time_unit => unit = time_unit(q),
+                _ => {}
+            }
+        }
+        parts.push(DurationPart { amount, unit });
+    }
+    parts
 }
 
 fn time_unit(pair: Pair<'_>) -> TimeUnit {

@@ -1,0 +1,74 @@
+//! The deadline queue of a trailing absence (docs/language.md#s3-3b): firing on time,
+//! cancelling per partition, the watermark, closing, and snapshots.
+
+use crate::{CompileOptions, CompiledQuery, MatchBuffer, Runtime, RuntimeOptions, ValueRef};
+use std::sync::Arc;
+
+const QUERY: &str = "SELECT * FROM S WHERE ORDER ; ABSENT(PAY) FOR 10 seconds PARTITION BY [id] WITHIN 1 minute";
+
+fn runtime() -> Runtime {
+    let q = CompiledQuery::compile(QUERY, None, CompileOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let options = RuntimeOptions { time_field: Some("t".into()), time_unit_nanos: 1_000_000_000, ..Default::default() };
+    Runtime::new(Arc::new(q), options)
+}
+
+/// Pushes `(type, id, t in seconds)` and returns the ends of the complex events emitted.
+fn push(rt: &mut Runtime, events: &[(&str, i64, i64)]) -> Vec<u64> {
+    let names = rt.attribute_names().to_vec();
+    let mut out = MatchBuffer::new();
+    for &(ty, id, t) in events {
+        let values: Vec<ValueRef> = names
+            .iter()
+            .map(|n| match n.as_str() {
+                "id" => ValueRef::Int(id),
+                "t" => ValueRef::Int(t),
+                _ => ValueRef::Absent,
+            })
+            .collect();
+        rt.push(Some("S"), ty, &values, &mut out).unwrap();
+    }
+    out.iter().map(|m| m.end).collect()
+}
+
+#[test]
+fn a_match_fires_after_its_deadline_unless_its_partition_cancels_it() {
+    let mut rt = runtime();
+    // order 1 at 0 s, order 2 at 1 s, pay 2 at 10 s (before order 2's deadline, 11 s: cancels)
+    assert!(push(&mut rt, &[("ORDER", 1, 0), ("ORDER", 2, 1), ("PAY", 2, 10)]).is_empty());
+    assert_eq!(rt.waiting_deadlines(), 2);
+    // 10 s is not after order 1's deadline; 11 s is; order 2 was cancelled
+    assert!(push(&mut rt, &[("PING", 3, 10)]).is_empty());
+    assert_eq!(push(&mut rt, &[("PING", 3, 11), ("PING", 3, 30)]), vec![0]);
+    assert_eq!(rt.waiting_deadlines(), 0);
+}
+
+#[test]
+fn the_watermark_and_closing_fire_the_rest_once() {
+    let mut rt = runtime();
+    push(&mut rt, &[("ORDER", 1, 0), ("ORDER", 2, 5)]);
+    assert_eq!(rt.next_deadline(), Some(10_000_000_001));
+    rt.advance_watermark(10_000_000_001);
+    let mut out = MatchBuffer::new();
+    rt.take_fired(&mut out);
+    assert_eq!(out.iter().map(|m| m.end).collect::<Vec<_>>(), vec![0]);
+    // restored from a snapshot, the other one is still waiting
+    let mut restored = Runtime::restore(rt.query().clone(), &rt.snapshot()).unwrap();
+    assert_eq!(restored.waiting_deadlines(), 1);
+    restored.close_deadlines();
+    let mut out = MatchBuffer::new();
+    restored.take_fired(&mut out);
+    assert_eq!(out.iter().map(|m| m.end).collect::<Vec<_>>(), vec![1]);
+    restored.close_deadlines();
+    let mut out = MatchBuffer::new();
+    restored.take_fired(&mut out);
+    assert!(out.is_empty());
+}
+
+#[test]
+fn waiting_matches_keep_the_horizon_back() {
+    let mut rt = runtime();
+    push(&mut rt, &[("ORDER", 1, 0)]);
+    // the window (1 minute) has passed, the match still waits: its event must stay
+    push(&mut rt, &[("PAY", 2, 9), ("X", 2, 9)]);
+    assert_eq!(rt.horizon(), 0);
+}
