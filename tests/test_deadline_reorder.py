@@ -54,3 +54,20 @@ def test_without_the_buffer_the_early_event_is_late():
     except ceql.CeqlEventError:
         return
     raise AssertionError("an out-of-order stream without max_delay must raise")
+
+
+def test_describe_names_the_deadline_and_the_query_is_not_split_by_key():
+    d = ceql.compile(QUERY).describe()
+    assert d["trailing_absence"] == 10 * 10**9
+    # A deadline is passed by events of any partition (docs/language.md#s3-3b).
+    assert d["key_independent"] is False
+    assert ceql.compile("SELECT * FROM S WHERE A ; B PARTITION BY [id] WITHIN 1 minute").describe()["trailing_absence"] is None
+
+
+def test_spark_refuses_a_trailing_absence_instead_of_losing_its_matches():
+    import pytest
+
+    import ceql.spark as cs
+
+    with pytest.raises(ValueError, match="trailing ABSENT"):
+        cs.detect(object(), QUERY)

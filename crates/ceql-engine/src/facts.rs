@@ -39,9 +39,14 @@ pub struct QueryFacts {
     /// Whether the query's result over a stream is the union of its results over
     /// the events of each partition key (in stream order, positions kept). True
     /// for a partitioned query unless its window counts positions of the whole
-    /// stream (`WITHIN n EVENTS`, docs/language.md#s3-7) or a match resets every partition
-    /// (`CONSUME BY ANY`, docs/language.md#s3-10). Distribution layers split such a query by key.
+    /// stream (`WITHIN n EVENTS`, docs/language.md#s3-7), a match resets every partition
+    /// (`CONSUME BY ANY`, docs/language.md#s3-10), or it ends with a trailing absence, whose
+    /// deadlines are passed by events of any partition (docs/language.md#s3-3b).
+    /// Distribution layers split such a query by key.
     pub key_independent: bool,
+    /// The deadline `d` of a trailing `ABSENT(...) FOR d`, in nanoseconds
+    /// (docs/language.md#s3-3b): its matches are reported when time passes their deadline.
+    pub trailing_absence: Option<i64>,
     /// The event type names the query knows, declared or used.
     pub event_types: Vec<String>,
     /// Whether the types were declared (`CREATE STREAM`), which makes the checks of
@@ -70,7 +75,9 @@ impl CompiledQuery {
             partitioned,
             key_independent: partitioned
                 && !matches!(plan.window, WindowPlan::Events(_))
-                && plan.consume != ConsumePolicy::Any,
+                && plan.consume != ConsumePolicy::Any
+                && plan.trailing.is_none(),
+            trailing_absence: plan.trailing.as_ref().map(|(_, nanos)| *nanos),
             event_types: plan.schema.type_names().into_iter().map(str::to_owned).collect(),
             declared: plan.schema.declared,
             fingerprint: self.fingerprint,

@@ -78,6 +78,7 @@ impl NativeQuery {
         )?;
         d.set_item("limit", f.limit)?;
         d.set_item("time_based", f.time_based)?;
+        d.set_item("trailing_absence", f.trailing_absence)?;
         d.set_item("partitioned", f.partitioned)?;
         d.set_item("key_independent", f.key_independent)?;
         d.set_item("event_types", f.event_types)?;
