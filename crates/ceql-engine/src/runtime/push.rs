@@ -112,7 +112,15 @@ impl Runtime {
         let tau = self.threshold(w);
         let pid = self.state.partitions.get_or_create(&self.scratch.key_buf, self.state.reset_epoch);
         if let Some(begun) = self.settle_idle(pid, class, w, tau) {
-            self.on_event(pid, begun, class, position, w, tau, out);
+            if self.state.cache.captures() {
+                // Positions share a node's word with the capture label.
+                if position > crate::cea::POSITION_MASK {
+                    return Err(EventError::captures_overflow(position, crate::cea::POSITION_MASK));
+                }
+                self.on_event::<P, true>(pid, begun, class, position, w, tau, out);
+            } else {
+                self.on_event::<P, false>(pid, begun, class, position, w, tau, out);
+            }
         }
         self.reclaim_at(tau);
         if out.overflowed() {

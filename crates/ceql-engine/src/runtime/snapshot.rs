@@ -14,8 +14,9 @@ use std::fmt;
 use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"CEQLSNAP";
-/// Current snapshot format version (5: the options carry `max_state_bytes`).
-pub const SNAPSHOT_VERSION: u32 = 5;
+/// Current snapshot format version (6: the options carry `captures`; with captures
+/// on, the nodes' position words carry capture labels).
+pub const SNAPSHOT_VERSION: u32 = 6;
 
 /// Why a snapshot cannot be restored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +41,7 @@ struct Options {
     max_clears: u32,
     min_events_per_state: u64,
     max_state_bytes: Option<u64>,
+    captures: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -105,6 +107,7 @@ impl Runtime {
                 max_clears: o.cache.max_clears,
                 min_events_per_state: o.cache.min_events_per_state,
                 max_state_bytes: o.max_state_bytes.map(|b| b as u64),
+                captures: o.captures,
             },
             position: self.state.position,
             max_w: self.state.max_w,
@@ -145,6 +148,7 @@ impl Runtime {
             time_unit_nanos: o.time_unit_nanos,
             late_time_stamps: if o.late_drop { LatePolicy::Drop } else { LatePolicy::Error },
             enumerate: o.enumerate,
+            captures: o.captures,
             cache: CacheConfig {
                 max_cache_bytes: o.max_cache_bytes as usize,
                 max_det_states: o.max_det_states as usize,
