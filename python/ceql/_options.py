@@ -31,10 +31,13 @@ class RunOptions:
     max_cache_bytes: Optional[int] = None
     max_det_states: Optional[int] = None
     max_state_bytes: Optional[int] = None
+    captures: bool = False
 
     def __post_init__(self) -> None:
         if self.late not in _LATE:
             raise ValueError(f"late must be 'error' or 'drop', not {self.late!r}")
+        if not isinstance(self.captures, bool):
+            raise ValueError(f"captures must be True or False, not {self.captures!r}")
         for name in BUDGETS:
             object.__setattr__(self, name, _budget(name, getattr(self, name)))
         time_unit_nanos(self.time_unit)
@@ -46,6 +49,7 @@ class RunOptions:
             time_field=self.time_field,
             time_unit_nanos=time_unit_nanos(self.time_unit),
             late_drop=self.late == "drop",
+            captures=self.captures,
             **{name: getattr(self, name) for name in BUDGETS},
         )
 

@@ -57,6 +57,7 @@ class Query:
         max_cache_bytes: Optional[int] = None,
         max_det_states: Optional[int] = None,
         max_state_bytes: Optional[int] = None,
+        captures: bool = False,
     ) -> List["_ceql.Match"]:
         """Evaluates the query over ``events`` and returns every complex event, in
         order of ``end``.
@@ -91,8 +92,17 @@ class Query:
 
         Every budget is ``None`` or a positive integer; anything else raises a
         ``ValueError`` naming the argument.
+
+        ``captures=True`` reports which variable captured which event
+        (docs/language.md §3.2a): every match is then a *valuation*, with
+        :attr:`Match.captures` (``{variable: positions}``), :attr:`Match.variables`
+        (the variables of each position) and :meth:`Match.events_of`. Variables are
+        the event types and ``AS`` names of the query (and ``S>T`` where written),
+        restricted to the ``SELECT`` list. Two valuations of one complex event are
+        two matches: ``(A AS x) OR (A AS y)`` over one ``A`` gives
+        ``{"A": (0,), "x": (0,)}`` and ``{"A": (0,), "y": (0,)}``.
         """
-        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes)
+        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes, captures)
         return self._run(events, options)
 
     def _run(self, events: Any, options: RunOptions) -> List["_ceql.Match"]:
@@ -122,6 +132,7 @@ class Query:
         max_cache_bytes: Optional[int] = None,
         max_det_states: Optional[int] = None,
         max_state_bytes: Optional[int] = None,
+        captures: bool = False,
         position_type: Optional[str] = None,
     ) -> Any:
         """Like :meth:`run`, but returns the matches as a ``pyarrow.Table`` built in
@@ -141,10 +152,14 @@ class Query:
         is converted with pyarrow; events that Arrow cannot type (a field mixing
         value types) are evaluated row by row with :meth:`run` and the table is
         built from its matches.
+
+        With ``captures=True`` the table has one more column, ``variables``
+        (``large_list<list<dictionary<int32, string>>>``), parallel to
+        ``positions``: the names of the variables that captured each position.
         """
         import pyarrow as pa
 
-        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes)
+        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes, captures)
         data, rows = for_columns(events)
         narrow = narrow_positions(data if data is not None else rows, position_type)
         if data is None:
@@ -162,6 +177,7 @@ class Query:
         max_cache_bytes: Optional[int] = None,
         max_det_states: Optional[int] = None,
         max_state_bytes: Optional[int] = None,
+        captures: bool = False,
         slice_rows: int = 4096,
         position_type: Optional[str] = None,
     ) -> Any:
@@ -189,7 +205,7 @@ class Query:
             step = 0
         if isinstance(slice_rows, bool) or step < 1:
             raise ValueError(f"slice_rows must be a positive integer, not {slice_rows!r}")
-        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes)
+        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes, captures)
         data, rows = for_columns(events)
         narrow = narrow_positions(data if data is not None else rows, position_type)
         if data is None:
@@ -207,12 +223,12 @@ class Query:
                         first += out.num_rows
                         yield out
 
-        return pa.RecordBatchReader.from_batches(_output_schema(narrow), matches())
+        return pa.RecordBatchReader.from_batches(_output_schema(narrow, options.captures), matches())
 
     def _row_by_row_table(self, rows: Any, options: RunOptions, narrow: bool) -> Any:
         """The ``run_arrow`` table of events Arrow cannot type: evaluated row by row
         with :meth:`run`, in the schema of the engine's own Arrow output."""
-        return matches_table(self._run(rows, options), _output_schema(narrow))
+        return matches_table(self._run(rows, options), _output_schema(narrow, options.captures))
 
     def stream(
         self,
@@ -223,11 +239,12 @@ class Query:
         max_cache_bytes: Optional[int] = None,
         max_det_states: Optional[int] = None,
         max_state_bytes: Optional[int] = None,
+        captures: bool = False,
     ) -> "Stream":
         """A stateful evaluator for unbounded input; see :class:`ceql.Stream`.
         Parameters as for :meth:`run`; the budgets bound the stream's state at
         any time. The options, budgets included, are kept in its snapshots."""
-        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes)
+        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes, captures)
         return Stream(self, options.runtime(self))
 
     def __repr__(self) -> str:
@@ -275,9 +292,10 @@ class Query:
 from .stream import Stream  # noqa: E402  (circular: Stream needs Query)
 
 
-def _output_schema(narrow: bool) -> Any:
-    """The schema of the engine's Arrow output (uint32 row numbers when ``narrow``),
-    read from an empty batch the binding builds without evaluating anything."""
+def _output_schema(narrow: bool, captures: bool = False) -> Any:
+    """The schema of the engine's Arrow output (uint32 row numbers when ``narrow``,
+    a ``variables`` column with ``captures``), read from an empty batch the binding
+    builds without evaluating anything."""
     import pyarrow as pa
 
-    return pa.record_batch(_ceql.empty_output(narrow)).schema
+    return pa.record_batch(_ceql.empty_output(narrow, captures)).schema

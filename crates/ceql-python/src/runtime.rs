@@ -10,6 +10,7 @@ use ceql_engine::{EventError, LatePolicy, MatchBuffer, Position, Runtime, Runtim
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use std::sync::Arc;
 
 /// A stateful evaluator.
 #[pyclass(module = "ceql._ceql")]
@@ -21,6 +22,8 @@ pub struct NativeRuntime {
     values: Vec<Value>,
     /// Set when a panic left the runtime in an unknown state.
     poisoned: bool,
+    /// With captures on: the variable names of each capture label.
+    names: Option<Arc<Vec<Vec<String>>>>,
 }
 
 impl NativeRuntime {
@@ -96,7 +99,8 @@ impl NativeRuntime {
 #[pymethods]
 impl NativeRuntime {
     #[new]
-    #[pyo3(signature = (query, time_field=None, time_unit_nanos=1, late_drop=false, max_cache_bytes=None, max_det_states=None, max_state_bytes=None))]
+    #[pyo3(signature = (query, time_field=None, time_unit_nanos=1, late_drop=false, max_cache_bytes=None, max_det_states=None, max_state_bytes=None, captures=false))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         query: &NativeQuery,
         time_field: Option<String>,
@@ -105,12 +109,17 @@ impl NativeRuntime {
         max_cache_bytes: Option<usize>,
         max_det_states: Option<usize>,
         max_state_bytes: Option<usize>,
-    ) -> Self {
+        captures: bool,
+    ) -> PyResult<Self> {
+        if captures && !query.inner.supports_captures() {
+            return Err(PyValueError::new_err("this query has too many distinct variable sets to report captures"));
+        }
         let mut options = RuntimeOptions {
             time_field,
             time_unit_nanos,
             late_time_stamps: if late_drop { LatePolicy::Drop } else { LatePolicy::Error },
             max_state_bytes,
+            captures,
             ..RuntimeOptions::default()
         };
         if let Some(b) = max_cache_bytes {
@@ -119,13 +128,20 @@ impl NativeRuntime {
         if let Some(s) = max_det_states {
             options.cache.max_det_states = s;
         }
-        NativeRuntime {
+        Ok(NativeRuntime {
+            names: captures.then(|| Arc::new(query.inner.capture_names())),
             rt: Runtime::new(query.inner.clone(), options),
             out: MatchBuffer::new(),
             out32: MatchBuffer::empty(),
             values: Vec::new(),
             poisoned: false,
-        }
+        })
+    }
+
+    /// Whether this evaluation reports captures.
+    #[getter]
+    fn captures(&self) -> bool {
+        self.names.is_some()
     }
 
     /// Attribute names read from each event.
@@ -156,7 +172,7 @@ impl NativeRuntime {
             for ev in events.try_iter()? {
                 this.push_one(py, &ev?)?;
             }
-            to_match_list(py, &mut this.out, source.as_ref())
+            to_match_list(py, &mut this.out, source.as_ref(), this.names.as_ref())
         })
     }
 
@@ -171,7 +187,7 @@ impl NativeRuntime {
         self.run(py, |this| {
             this.out.clear();
             push_arrow_rows(py, &mut this.rt, data, &mut this.out)?;
-            to_match_list(py, &mut this.out, source.as_ref())
+            to_match_list(py, &mut this.out, source.as_ref(), this.names.as_ref())
         })
     }
 
@@ -179,7 +195,7 @@ impl NativeRuntime {
     /// before the bad event), as for a successful push; empties the buffer.
     #[pyo3(signature = (source=None))]
     fn take_matches<'py>(&mut self, py: Python<'py>, source: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyList>> {
-        self.run(py, |this| to_match_list(py, &mut this.out, source.as_ref()))
+        self.run(py, |this| to_match_list(py, &mut this.out, source.as_ref(), this.names.as_ref()))
     }
 
     /// Pushes an Arrow-compatible object; returns the matches as an Arrow batch
@@ -196,10 +212,12 @@ impl NativeRuntime {
         whole: bool,
     ) -> PyResult<ArrowBatch> {
         self.run(py, |this| {
+            let names = this.names.clone();
+            let names = names.as_deref().map(Vec::as_slice);
             if narrow {
-                push_into_batch(py, &mut this.rt, data, &mut this.out32, first_id, whole)
+                push_into_batch(py, &mut this.rt, data, &mut this.out32, first_id, whole, names)
             } else {
-                push_into_batch(py, &mut this.rt, data, &mut this.out, first_id, whole)
+                push_into_batch(py, &mut this.rt, data, &mut this.out, first_id, whole, names)
             }
         })
     }
@@ -277,6 +295,7 @@ impl NativeRuntime {
         guarded(py, || {
             let rt = Runtime::restore(query.inner.clone(), data).map_err(|e| PyValueError::new_err(e.to_string()))?;
             Ok(NativeRuntime {
+                names: rt.options().captures.then(|| Arc::new(query.inner.capture_names())),
                 rt,
                 out: MatchBuffer::new(),
                 out32: MatchBuffer::empty(),
@@ -306,6 +325,7 @@ fn push_arrow_rows<P: Position>(
 /// Pushes `data` and returns its complex events as one Arrow batch: into a fresh
 /// buffer made for a whole output, or into `kept`, which is left presized for the
 /// next batch.
+/// With `names` (captures on), the batch has a `variables` column too.
 fn push_into_batch<P: Position>(
     py: Python<'_>,
     rt: &mut Runtime,
@@ -313,6 +333,7 @@ fn push_into_batch<P: Position>(
     kept: &mut MatchBuffer<P>,
     first_id: u64,
     whole: bool,
+    names: Option<&[Vec<String>]>,
 ) -> PyResult<ArrowBatch> {
     let out = if whole {
         let mut out = MatchBuffer::for_whole_output();
@@ -323,5 +344,8 @@ fn push_into_batch<P: Position>(
         push_arrow_rows(py, rt, data, kept)?;
         kept.take_presized()
     };
-    Ok(ArrowBatch::new(out.into_record_batch(first_id)))
+    Ok(ArrowBatch::new(match names {
+        Some(names) => out.into_record_batch_with_variables(first_id, names),
+        None => out.into_record_batch(first_id),
+    }))
 }
