@@ -113,11 +113,7 @@ impl Runtime {
         let pid = self.state.partitions.get_or_create(&self.scratch.key_buf, self.state.reset_epoch);
         if let Some(begun) = self.settle_idle(pid, class, w, tau) {
             if self.state.cache.captures() {
-                // Positions share a node's word with the capture label.
-                if position > crate::cea::POSITION_MASK {
-                    return Err(EventError::captures_overflow(position, crate::cea::POSITION_MASK));
-                }
-                self.on_event::<P, true>(pid, begun, class, position, w, tau, out);
+                self.on_event_captures(pid, begun, class, position, w, tau, out)?;
             } else {
                 self.on_event::<P, false>(pid, begun, class, position, w, tau, out);
             }

@@ -66,6 +66,28 @@ impl Runtime {
         part.virtual_det = INITIAL;
     }
 
+    /// [`Runtime::on_event`] with captures on, kept out of line so that the
+    /// captures-off step is compiled into the push exactly as without captures.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn on_event_captures<P: Position>(
+        &mut self,
+        pid: PartitionId,
+        begun: EventStart,
+        class: ClassId,
+        position: u64,
+        w: i64,
+        tau: i64,
+        out: &mut MatchBuffer<P>,
+    ) -> Result<(), crate::error::EventError> {
+        // Positions share a node's word with the capture label.
+        if position > crate::cea::POSITION_MASK {
+            return Err(crate::error::EventError::captures_overflow(position, crate::cea::POSITION_MASK));
+        }
+        self.on_event::<P, true>(pid, begun, class, position, w, tau, out);
+        Ok(())
+    }
+
     /// The rest of ON_EVENT for an event that [`Runtime::settle_idle`] did not
     /// settle: updates T (in place or by a rebuild), outputs, and applies CONSUME BY.
     /// The event's values are passed one by one, not as a struct, so that they stay
