@@ -6,9 +6,9 @@ projection, NOT, several streams; through ``Query.run``, ``run_arrow`` (the ``va
 must say what ``Match.variables`` says), and a ``Stream`` fed in chunks with a
 ``snapshot()`` / ``restore()`` in the middle.
 
-Examples per test function: ``CEQL_CAPTURES_EXAMPLES`` (default 110; 2 functions x 2 modes x
-110 plus 1 x 2 x 300 cases: 1,040 random queries, each checked several ways; about
-2,000 engine evaluations).
+Examples per test function: ``CEQL_CAPTURES_MAIN_EXAMPLES`` (default 600) for the main
+comparison, ``CEQL_CAPTURES_EXAMPLES`` (default 200) for the strategies and the stream tests:
+2 x 600 + 2 x 2 x 200 = 2,000 random cases, each checked several ways (about 40 s of CPU).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ import ceql
 import gen
 from test_differential import MODES, SETTINGS, _seeded
 
-EXAMPLES = int(os.environ.get("CEQL_CAPTURES_EXAMPLES", "110"))
+EXAMPLES = int(os.environ.get("CEQL_CAPTURES_EXAMPLES", "200"))
 CAP_SETTINGS = settings(SETTINGS, max_examples=EXAMPLES)
-MAIN_SETTINGS = settings(SETTINGS, max_examples=int(os.environ.get("CEQL_CAPTURES_MAIN_EXAMPLES", "300")))
+MAIN_SETTINGS = settings(SETTINGS, max_examples=int(os.environ.get("CEQL_CAPTURES_MAIN_EXAMPLES", "600")))
 
 AREAS = ["core", "projection", "strategies", "partition", "windows", "consume_limit", "not", "mixed",
          "multi_stream", "filters", "long_streams"]
