@@ -97,7 +97,7 @@ impl Runtime {
     /// so that the captures-off step has no branch more. Slot 0 of every successor
     /// is then a list of `(label, det-state)` pairs ([`crate::det::DetCache::marked_list`]),
     /// and each pair gets its own output node, whose position word carries the
-    /// label. The in-place update is not used (it assumes one marked successor).
+    /// label. The in-place update applies when every marking entry has one label.
     ///
     /// Cost with captures on: an event makes at most `|labels|` output nodes per
     /// entry of `T` instead of one, and `|labels|` is a constant of the query (the
@@ -127,8 +127,7 @@ impl Runtime {
 
         // Most events leave T where it is, with at most a few new nodes: update it in
         // place (in_place.rs); any other event rebuilds T' entry by entry.
-        let in_place =
-            if CAP { None } else { self.update_in_place(&mut table, &mut dets, mask, start, class, position, w, tau) };
+        let in_place = self.update_in_place::<CAP>(&mut table, &mut dets, mask, start, class, position, w, tau);
         let any_final = in_place.unwrap_or(true);
         let mut next = if in_place.is_some() {
             table
@@ -396,7 +395,7 @@ impl Runtime {
 
 /// A node's position word with captures on: the capture label above the position.
 #[inline(always)]
-fn labelled(position: u64, label: u32) -> u64 {
+pub(super) fn labelled(position: u64, label: u32) -> u64 {
     debug_assert!(position <= crate::cea::POSITION_MASK);
     position | (label as u64) << crate::cea::LABEL_SHIFT
 }
