@@ -155,10 +155,10 @@ impl Runtime {
                 (start_label, start[0]) = single(start[0])?;
             }
             let marking = &mut self.scratch.marking;
-            for k in 0..marking.len {
-                let (label, target) = single(marking.items[k].1)?;
-                marking.items[k].1 = target;
-                labels[k] = label;
+            for (item, label_slot) in marking.items[..marking.len].iter_mut().zip(&mut labels) {
+                let (label, target) = single(item.1)?;
+                item.1 = target;
+                *label_slot = label;
             }
         }
         // Every target must be new to this event: distinct, and not a marking entry.
