@@ -15,8 +15,8 @@ def join_events(matches: Any, events: Any) -> Any:
     numbers). ``matches`` is a table from ``Query.run_arrow`` or a batch from
     ``Query.run_arrow_batches``. With ``captures=True`` those have a
     ``variables`` column, and each row gets ``variables`` too: the names of the
-    variables that captured its event (``list<dictionary<int32, string>>``). An event column named like one of the match
-    columns is renamed ``event_<name>``. String-view columns (polars' strings) come back
+    variables that captured its event (``large_list<dictionary<int32, string>>``).
+    An event column named like one of the match columns is renamed ``event_<name>``. String-view columns (polars' strings) come back
     as ``large_string``, since pyarrow cannot gather rows of string views.
     """
     import pyarrow as pa

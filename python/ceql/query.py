@@ -154,7 +154,7 @@ class Query:
         built from its matches.
 
         With ``captures=True`` the table has one more column, ``variables``
-        (``large_list<list<dictionary<int32, string>>>``), parallel to
+        (``large_list<large_list<dictionary<int32, string>>>``), parallel to
         ``positions``: the names of the variables that captured each position.
         """
         import pyarrow as pa

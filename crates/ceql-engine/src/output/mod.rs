@@ -239,11 +239,11 @@ impl<P: Position> MatchBuffer<P> {
 
     /// As [`MatchBuffer::into_record_batch`], for a captures-on output, plus a
     /// column `variables` parallel to `positions`: for each position, the names of
-    /// the variables that captured it (`large_list<list<dictionary<int32, utf8>>>`;
+    /// the variables that captured it (`large_list<large_list<dictionary<int32, utf8>>>`;
     /// `names[l]` are the names of label `l`, see
     /// [`crate::CompiledQuery::capture_names`]).
-    pub fn into_record_batch_with_variables(self, first_id: u64, names: &[Vec<String>]) -> RecordBatch {
-        use arrow_array::{Array, DictionaryArray, Int32Array, ListArray, StringArray};
+    pub fn into_record_batch_with_variables(mut self, first_id: u64, names: &[Vec<String>]) -> RecordBatch {
+        use arrow_array::{Array, DictionaryArray, Int32Array, StringArray};
         // The dictionary: every name once; per label, the keys of its names.
         let mut dict: Vec<&str> = Vec::new();
         let keys_of: Vec<Vec<i32>> = names
@@ -260,28 +260,36 @@ impl<P: Position> MatchBuffer<P> {
                     .collect()
             })
             .collect();
-        let mut inner_offsets = Vec::with_capacity(self.labels.len() + 1);
-        let mut keys = Vec::new();
-        inner_offsets.push(0i32);
-        for &l in &self.labels {
+        let labels = std::mem::take(&mut self.labels);
+        let batch = self.into_record_batch(first_id);
+        // Fresh memory, sized exactly and mapped in one call (see `memory.rs`).
+        let total: usize = labels.iter().map(|&l| keys_of[l as usize].len()).sum();
+        let mut inner_offsets = Vec::with_capacity(labels.len() + 1);
+        crate::memory::prefault_spare(&mut inner_offsets);
+        let mut keys = Vec::with_capacity(total);
+        crate::memory::prefault_spare(&mut keys);
+        inner_offsets.push(0i64);
+        for &l in &labels {
             keys.extend_from_slice(&keys_of[l as usize]);
-            inner_offsets.push(keys.len() as i32);
+            inner_offsets.push(keys.len() as i64);
         }
-        let outer: Vec<i64> = self.offsets.iter().map(|&o| o as i64).collect();
+        drop(labels);
+        // The outer offsets are those of `positions`, shared, not copied.
+        let outer = batch
+            .column(3)
+            .as_any()
+            .downcast_ref::<LargeListArray>()
+            .expect("positions is a large list")
+            .offsets()
+            .clone();
         let values = Arc::new(StringArray::from(dict));
         let dictionary = DictionaryArray::new(Int32Array::from(keys), values);
         let item_type = dictionary.data_type().clone();
         let item = Arc::new(Field::new("item", item_type, false));
         let inner =
-            ListArray::new(item, OffsetBuffer::new(ScalarBuffer::from(inner_offsets)), Arc::new(dictionary), None);
+            LargeListArray::new(item, OffsetBuffer::new(ScalarBuffer::from(inner_offsets)), Arc::new(dictionary), None);
         let inner_field = Arc::new(Field::new("item", inner.data_type().clone(), false));
-        let variables = LargeListArray::new(
-            inner_field.clone(),
-            OffsetBuffer::new(ScalarBuffer::from(outer)),
-            Arc::new(inner),
-            None,
-        );
-        let batch = self.into_record_batch(first_id);
+        let variables = LargeListArray::new(inner_field.clone(), outer, Arc::new(inner), None);
         let mut fields: Vec<Field> = batch.schema().fields().iter().map(|f| f.as_ref().clone()).collect();
         fields.push(Field::new("variables", DataType::LargeList(inner_field), false));
         let mut columns = batch.columns().to_vec();
