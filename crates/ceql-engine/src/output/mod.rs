@@ -179,6 +179,15 @@ impl<P: Position> MatchBuffer<P> {
         self.push(start, end, positions);
     }
 
+    /// Appends a copy of `m`: a valuation if it carries labels, else a complex event.
+    fn push_match(&mut self, m: MatchRef<'_, P>) {
+        if m.labels.is_empty() {
+            self.push(m.start, m.end, m.positions);
+        } else {
+            self.push_labelled(m.start, m.end, m.positions, m.labels);
+        }
+    }
+
     /// The capture labels of all positions, parallel to the positions (empty
     /// unless the evaluation has captures on).
     pub fn labels(&self) -> &[u32] {
@@ -311,12 +320,12 @@ impl<P: Position> MatchBuffer<P> {
         for i in first..self.len() {
             let m = self.get(i);
             if seen.insert((m.start, m.positions.to_vec(), m.labels.to_vec())) {
-                kept.push_labelled(m.start, m.end, m.positions, m.labels);
+                kept.push_match(m);
             }
         }
         self.truncate(first);
         for m in kept.iter() {
-            self.push_labelled(m.start, m.end, m.positions, m.labels);
+            self.push_match(m);
         }
     }
 

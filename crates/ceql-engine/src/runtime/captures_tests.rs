@@ -97,3 +97,18 @@ fn a_snapshot_carries_the_captures() {
     assert_eq!(out.len(), 2);
     assert!(out.iter().all(|m| m.labels.len() == 2));
 }
+
+#[test]
+fn max_under_a_partial_projection_removes_repeats_with_captures_off_and_on() {
+    // MAX with SELECT x: repeated outputs are removed at each position (docs/language.md#s3-5),
+    // complex events with captures off, restricted valuations with them.
+    let text = "SELECT MAX x FROM S WHERE (A AS x) ; (B OR C)+";
+    let off = run(text, "A B C B", false);
+    let on = run(text, "A B C B", true);
+    let projected: BTreeSet<(u64, u64, Vec<u64>)> =
+        on.iter().map(|(s, e, pos)| (*s, *e, pos.iter().map(|(p, _)| *p).collect())).collect();
+    let off: BTreeSet<(u64, u64, Vec<u64>)> =
+        off.into_iter().map(|(s, e, pos)| (s, e, pos.into_iter().map(|(p, _)| p).collect())).collect();
+    assert_eq!(projected, off);
+    assert!(on.iter().all(|(_, _, pos)| pos.iter().all(|(_, names)| names == &["x"])));
+}
