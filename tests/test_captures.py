@@ -1,6 +1,6 @@
 """Captures (docs/language.md#s3-2a) through every interface: Match.captures / variables /
 events_of, the Arrow ``variables`` columns, join_events, the CLI's ``captures`` object, and the
-rules of §3.2a on small cases whose expected values are worked out by hand from the text."""
+rules of docs/language.md#s3-2a on small cases whose expected values are worked out by hand from the text."""
 
 from __future__ import annotations
 

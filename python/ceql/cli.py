@@ -353,7 +353,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     r.add_argument("--no-events", action="store_true", help="omit the events' data from the output")
     r.add_argument("--captures", action="store_true",
                    help="report which variable captured which event: a \"captures\" object per line "
-                        "(one line per valuation, docs/language.md §3.2a)")
+                        "(one line per valuation, docs/language.md#s3-2a)")
     r.add_argument("--quiet", action="store_true", help="hide the no-WITHIN warning")
     r.add_argument("--plot", metavar="PATH", help="draw the matches on a timeline into this image (PNG, SVG, PDF; "
                    "needs the plot extra); beyond %d matches from an evenly spaced sample" % PLOT_MATCHES)

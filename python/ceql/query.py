@@ -94,7 +94,7 @@ class Query:
         ``ValueError`` naming the argument.
 
         ``captures=True`` reports which variable captured which event
-        (docs/language.md §3.2a): every match is then a *valuation*, with
+        (docs/language.md#s3-2a): every match is then a *valuation*, with
         :attr:`Match.captures` (``{variable: positions}``), :attr:`Match.variables`
         (the variables of each position) and :meth:`Match.events_of`. Variables are
         the event types and ``AS`` names of the query (and ``S>T`` where written),

@@ -1,6 +1,6 @@
 //! Captures (docs/language.md#s3-2a): with captures on, each output is a
 //! valuation, its positions labelled with the variables that captured them.
-//! Expected values come from the semantics of §3.2a, worked by hand.
+//! Expected values come from the semantics of docs/language.md#s3-2a, worked by hand.
 
 use crate::output::MatchBuffer;
 use crate::runtime::{Runtime, RuntimeOptions};
