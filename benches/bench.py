@@ -99,6 +99,10 @@ def run_reorder(name, events):
             "events_per_s": round(table.num_rows / best), "matches": matches, "peak_rss_mib": round(peak_rss_mib(), 1)}
 
 
+#: Workloads also run with captures on (docs/language.md#s3-2a): each match a valuation.
+CAPTURED = ["seq3_w100_captures", "no_output_w100_captures", "k3_captures", "d3_captures"]
+
+
 def stock_queries():
     seq = "(SELL as msft; BUY as oracle; BUY as csco; SELL as amat)"
     dis = "(SELL as msft; (BUY OR SELL) as oracle; (BUY OR SELL) as csco; SELL as amat)"
@@ -152,16 +156,17 @@ def run_one(name, events, position_type=None):
         table = table.rename_columns(["type" if c == "event_type" else c for c in table.column_names])
         query = stock_queries()[name]
     else:
-        query, types, limit = synthetic()[name]
+        query, types, limit = synthetic()[name.removesuffix("_captures")]
         n = min(events, limit) if limit else events
         rng = np.random.default_rng(7)
         codes = rng.integers(0, len(types), n).astype(np.int8)
         table = pa.table({"type": pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(types))})
     q = ceql.compile(query)
+    captures = name.endswith("_captures")
     best, matches = float("inf"), 0
     for _ in range(3):
         t0 = time.perf_counter()
-        result = q.run_arrow(table, position_type=position_type)
+        result = q.run_arrow(table, position_type=position_type, captures=captures)
         best = min(best, time.perf_counter() - t0)
         matches, positions = result.num_rows, str(result.schema.field("start").type)
         del result
@@ -170,7 +175,8 @@ def run_one(name, events, position_type=None):
     streamed = float("inf")
     for _ in range(3):
         t0 = time.perf_counter()
-        rows = sum(batch.num_rows for batch in q.run_arrow_batches(table, position_type=position_type))
+        rows = sum(batch.num_rows for batch in q.run_arrow_batches(table, position_type=position_type,
+                                                                    captures=captures))
         streamed = min(streamed, time.perf_counter() - t0)
         assert rows == matches, (rows, matches)
     return {
@@ -197,7 +203,7 @@ def main():
     if args.child:
         print(json.dumps(run_one(args.child, args.events, args.position_type)), flush=True)
         return
-    names = list(synthetic()) + list(stock_queries()) + list(REORDER)
+    names = list(synthetic()) + CAPTURED + list(stock_queries()) + list(REORDER)
     if args.only:
         names = [n for n in names if n in args.only]
     # numpy's OpenBLAS threads spin on the other cores for a while after import;

@@ -59,17 +59,30 @@ def _oracle_show(events):
     """``show`` of the guide, evaluated by the oracle instead of the engine."""
 
     def show(query, stream, schema=None, **options):
-        unknown = set(options) - {"time_field", "time_unit", "late", "close_deadlines"}
+        unknown = set(options) - {"time_field", "time_unit", "late", "close_deadlines", "captures"}
         assert not unknown, f"the oracle version of show() does not take {unknown}"
         # The oracle drops late events (reference semantics), which is the engine's late="drop".
         assert options.get("late", "drop") == "drop"
+        captures = options.get("captures", False)
         res = evaluate(query, events(stream), schema=schema, time_field=options.get("time_field"),
                        time_unit=options.get("time_unit", "ns"),
-                       close_deadlines=options.get("close_deadlines", False))
+                       close_deadlines=options.get("close_deadlines", False), captures=captures)
         assert res.limit is None, "show() examples must not use LIMIT: which events it keeps is not specified"
+        lines = []
         for start, end, data in res.matches():
-            print(f"[{start},{end}]{{{','.join(map(str, data))}}}")
-        if not res.matches():
+            if not captures:
+                lines.append(((end, start, data, ""), ",".join(map(str, data))))
+                continue
+            # data: ((position, variable names), ...) -> {variable: positions}
+            caps = {}
+            for p, names in data:
+                for v in names:
+                    caps.setdefault(v, []).append(p)
+            text = "; ".join(f"{v}: {','.join(map(str, ps))}" for v, ps in sorted(caps.items()))
+            lines.append(((end, start, tuple(p for p, _ in data), text), text))
+        for (end, start, _, _), text in sorted(lines):
+            print(f"[{start},{end}]{{{text}}}")
+        if not lines:
             print("(none)")
 
     return show

@@ -459,3 +459,25 @@ def test_note_events_outside_the_from_streams():
 def test_note_schema_less_select_of_unnamed_type():
     assert code_of("SELECT C WHERE A ; B", schema=None) == "E0203"
     assert evaluate("SELECT C FROM S WHERE A ; B", ev("A B"), schema=SCHEMA).matches() == [(0, 1, ())]
+
+
+# ---------------------------------------------------------------- captures (docs/language.md#s3-2a)
+
+def captures_of(query, types):
+    return evaluate(query, [{"type": t} for t in types.split()], captures=True).matches()
+
+
+def test_oracle_captures_v43_two_valuations():
+    assert captures_of("SELECT * FROM S WHERE (A AS x) OR (A AS y)", "A") == [
+        (0, 0, ((0, ("A", "x")),)), (0, 0, ((0, ("A", "y")),))]
+    # captures off: one complex event
+    assert evaluate("SELECT * FROM S WHERE (A AS x) OR (A AS y)", [{"type": "A"}]).matches() == [(0, 0, (0,))]
+
+
+def test_oracle_captures_projection_and_qualified_names():
+    assert captures_of("SELECT A FROM S WHERE (A AS x) OR (A AS y)", "A") == [(0, 0, ((0, ("A",)),))]
+    assert captures_of("SELECT NONE FROM S WHERE A", "A") == [(0, 0, ())]
+    res = evaluate("SELECT * FROM S1, S2 WHERE S1>A ; B",
+                   [{"stream": "S1", "type": "A"}, {"stream": "S2", "type": "B"}], captures=True)
+    # S1>A is written, so reported; S2>B is not.
+    assert res.matches() == [(0, 1, ((0, ("A", "S1>A")), (1, ("B",))))]

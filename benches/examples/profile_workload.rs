@@ -1,8 +1,8 @@
 //! Runs one synthetic workload of `workloads.rs` for profiling:
 //! `cargo run --release -p ceql-benches --example profile_workload -- NAME [update|full|keep]`
 //! (keep: full, with every complex event kept in one buffer, as `Query.run_arrow` does),
-//! with `EVENTS=n` for a prefix and `STRATEGY=NEXT|LAST|MAX|STRICT` for another
-//! selection strategy.
+//! with `EVENTS=n` for a prefix, `STRATEGY=NEXT|LAST|MAX|STRICT` for another
+//! selection strategy and `CAPTURES=1` for captures on.
 
 use ceql_benches::workloads::{iteration_and_disjunction, no_output, sequences};
 use ceql_benches::Driver;
@@ -24,7 +24,7 @@ fn main() {
         Ok(s) => w.query.replacen("SELECT", &format!("SELECT {s}"), 1),
         Err(_) => w.query.clone(),
     };
-    let driver = Driver::new(&query, &w.stream.types);
+    let driver = Driver::new(&query, &w.stream.types).with_captures(std::env::var("CAPTURES").is_ok_and(|v| v == "1"));
     let mut out = MatchBuffer::new();
     let (user0, sys0) = cpu_times();
     let t = Instant::now();

@@ -44,6 +44,7 @@ pub fn sequence_query(n: usize, window: u64) -> String {
 pub struct Driver {
     query: Arc<CompiledQuery>,
     targets: Vec<Target>,
+    captures: bool,
 }
 
 impl Driver {
@@ -53,12 +54,20 @@ impl Driver {
             Arc::new(CompiledQuery::compile(text, None, CompileOptions::default()).expect("benchmark query compiles"));
         let probe = Runtime::new(query.clone(), RuntimeOptions::default());
         let targets = types.iter().map(|t| probe.resolve_target(None, t).expect("type resolves")).collect();
-        Driver { query, targets }
+        Driver { query, targets, captures: false }
+    }
+
+    /// The same driver with captures on or off (docs/language.md#s3-2a).
+    pub fn with_captures(self, captures: bool) -> Driver {
+        Driver { captures, ..self }
     }
 
     /// A fresh evaluation of the query, with enumeration on or off.
     fn runtime(&self, enumerate: bool) -> Runtime {
-        Runtime::new(self.query.clone(), RuntimeOptions { enumerate, ..RuntimeOptions::default() })
+        Runtime::new(
+            self.query.clone(),
+            RuntimeOptions { enumerate, captures: self.captures, ..RuntimeOptions::default() },
+        )
     }
 
     /// Pushes the events `events` (type indexes) into `rt`; `after` runs after each.

@@ -24,6 +24,14 @@ class Match:
     @property
     def events(self) -> List[Dict[str, Any]]:
         """The matched events' data, in position order."""
+    @property
+    def captures(self) -> Dict[str, Tuple[int, ...]]:
+        """With ``captures=True``: the positions each variable captured."""
+    @property
+    def variables(self) -> Tuple[Tuple[str, ...], ...]:
+        """With ``captures=True``: the variables of each position."""
+    def events_of(self, name: str) -> List[Dict[str, Any]]:
+        """With ``captures=True``: the events variable ``name`` captured."""
     def __len__(self) -> int: ...
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
@@ -54,7 +62,10 @@ class NativeRuntime:
         max_det_states: Optional[int] = None,
         max_state_bytes: Optional[int] = None,
         max_delay: Optional[int] = None,
+        captures: bool = False,
     ) -> None: ...
+    @property
+    def captures(self) -> bool: ...
     def attribute_names(self) -> List[str]: ...
     def next_position(self) -> int: ...
     def horizon(self) -> int: ...
@@ -90,6 +101,6 @@ class ArrowBatch:
     def __arrow_c_array__(self, requested_schema: Optional[Any] = None) -> Tuple[Any, Any]: ...
     def __len__(self) -> int: ...
 
-def empty_output(narrow: bool) -> ArrowBatch:
+def empty_output(narrow: bool, captures: bool = False) -> ArrowBatch:
     """An empty batch in the layout of ``push_arrow_columnar``'s output (uint32 row
     numbers when ``narrow``), for its schema."""

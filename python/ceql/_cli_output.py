@@ -1,7 +1,8 @@
 """``ceql run``'s output: complex events as JSON lines, written as they are found.
 
 Each line is ``{"start": s, "end": e, "positions": [...], "events": [...]}``
-(``events`` omitted with ``--no-events``). The output is strict JSON: a float
+(``events`` omitted with ``--no-events``); with ``--captures``, a ``"captures"``
+object ``{variable: [positions]}`` follows ``positions``. The output is strict JSON: a float
 that JSON cannot write (NaN, infinities) is written as the string ``"NaN"``,
 ``"Infinity"`` or ``"-Infinity"`` (the mapping of proto3's JSON format), dates
 and times in ISO 8601, other values as their ``str``.
@@ -46,9 +47,10 @@ class MatchWriter:
     output at most. Write errors (a full disk, a closed pipe, a file that
     refuses writes) become :class:`FileError`."""
 
-    def __init__(self, target: str, with_events: bool) -> None:
+    def __init__(self, target: str, with_events: bool, captures: bool = False) -> None:
         self.name = "standard output" if target == "-" else target
         self.with_events = with_events
+        self.captures = captures
         try:
             self.file = sys.stdout if target == "-" else open(target, "w", encoding="utf-8")
         except OSError as e:
@@ -67,6 +69,8 @@ class MatchWriter:
         for m in matches:
             positions = ", ".join(map(str, m.positions))
             line = f'{{"start": {m.start}, "end": {m.end}, "positions": [{positions}]'
+            if self.captures:
+                line += ', "captures": ' + json.dumps({v: list(ps) for v, ps in m.captures.items()})
             if self.with_events:
                 line += ', "events": [' + ", ".join(events[p] for p in m.positions) + "]"
             lines.append(line + "}\n")

@@ -33,10 +33,13 @@ class RunOptions:
     max_state_bytes: Optional[int] = None
     #: Reorder buffer bound (``None``: none), given as seconds, a timedelta or text; stored in nanoseconds.
     max_delay: Optional[Any] = None
+    captures: bool = False
 
     def __post_init__(self) -> None:
         if self.late not in _LATE:
             raise ValueError(f"late must be 'error' or 'drop', not {self.late!r}")
+        if not isinstance(self.captures, bool):
+            raise ValueError(f"captures must be True or False, not {self.captures!r}")
         for name in BUDGETS:
             object.__setattr__(self, name, _budget(name, getattr(self, name)))
         time_unit_nanos(self.time_unit)
@@ -51,6 +54,7 @@ class RunOptions:
             time_unit_nanos=time_unit_nanos(self.time_unit),
             late_drop=self.late == "drop",
             max_delay=self.max_delay,
+            captures=self.captures,
             **{name: getattr(self, name) for name in BUDGETS},
         )
 

@@ -13,8 +13,10 @@ def join_events(matches: Any, events: Any) -> Any:
     every column of ``events`` (the Arrow data the matches were computed on:
     pyarrow, polars or any ``__arrow_c_stream__`` producer; positions are its row
     numbers). ``matches`` is a table from ``Query.run_arrow`` or a batch from
-    ``Query.run_arrow_batches``. An event column named like one of the match
-    columns is renamed ``event_<name>``. String-view columns (polars' strings) come back
+    ``Query.run_arrow_batches``. With ``captures=True`` those have a
+    ``variables`` column, and each row gets ``variables`` too: the names of the
+    variables that captured its event (``large_list<dictionary<int32, string>>``).
+    An event column named like one of the match columns is renamed ``event_<name>``. String-view columns (polars' strings) come back
     as ``large_string``, since pyarrow cannot gather rows of string views.
     """
     import pyarrow as pa
@@ -40,6 +42,8 @@ def join_events(matches: Any, events: Any) -> Any:
         "index": index,
         "position": flat,
     }
+    if "variables" in matches.column_names:
+        columns["variables"] = pc.list_flatten(matches.column("variables").combine_chunks())
     # An event column named like a match column is prefixed with `event_` (as
     # often as needed to be unique among every other column name).
     taken = set(columns) | set(rows.column_names)
@@ -78,4 +82,6 @@ def matches_table(matches: Any, schema: Any) -> Any:
         [m.end for m in matches],
         [list(m.positions) for m in matches],
     ]
+    if "variables" in schema.names:
+        columns.append([[list(v) for v in m.variables] for m in matches])
     return pa.Table.from_arrays([pa.array(c, f.type) for c, f in zip(columns, schema)], schema=schema)

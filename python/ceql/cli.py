@@ -115,10 +115,10 @@ def _run(args: argparse.Namespace) -> int:
     events, wide = read_events(Path(args.input), args.type_field)
     read_s = time.perf_counter() - t0
     try:
-        runtime = RunOptions(args.time_field, args.time_unit, args.late, **budgets).runtime(query)
+        runtime = RunOptions(args.time_field, args.time_unit, args.late, **budgets, captures=args.captures).runtime(query)
     except ValueError as e:
         raise UsageError(str(e)) from None
-    writer = MatchWriter(args.output, not args.no_events) if args.output else None
+    writer = MatchWriter(args.output, not args.no_events, args.captures) if args.output else None
     summary = sys.stderr if args.output == "-" else sys.stdout
     bar = _progress(events.num_rows)
     found = 0
@@ -351,6 +351,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                    help="memory budget of the whole evaluation state in bytes (default: half of the memory "
                         "the process may use)")
     r.add_argument("--no-events", action="store_true", help="omit the events' data from the output")
+    r.add_argument("--captures", action="store_true",
+                   help="report which variable captured which event: a \"captures\" object per line "
+                        "(one line per valuation, docs/language.md#s3-2a)")
     r.add_argument("--quiet", action="store_true", help="hide the no-WITHIN warning")
     r.add_argument("--plot", metavar="PATH", help="draw the matches on a timeline into this image (PNG, SVG, PDF; "
                    "needs the plot extra); beyond %d matches from an evenly spaced sample" % PLOT_MATCHES)

@@ -59,6 +59,7 @@ class Query:
         max_state_bytes: Optional[int] = None,
         max_delay: Any = None,
         close_deadlines: bool = False,
+        captures: bool = False,
     ) -> List["_ceql.Match"]:
         """Evaluates the query over ``events`` and returns every complex event, in
         order of ``end`` (for a trailing ``ABSENT(...) FOR d``: in order of deadline).
@@ -94,6 +95,15 @@ class Query:
         Every budget is ``None`` or a positive integer; anything else raises a
         ``ValueError`` naming the argument.
 
+        ``captures=True`` reports which variable captured which event
+        (docs/language.md#s3-2a): every match is then a *valuation*, with
+        :attr:`Match.captures` (``{variable: positions}``), :attr:`Match.variables`
+        (the variables of each position) and :meth:`Match.events_of`. Variables are
+        the event types and ``AS`` names of the query (and ``S>T`` where written),
+        restricted to the ``SELECT`` list. Two valuations of one complex event are
+        two matches: ``(A AS x) OR (A AS y)`` over one ``A`` gives
+        ``{"A": (0,), "x": (0,)}`` and ``{"A": (0,), "y": (0,)}``.
+
         ``max_delay`` (seconds, a ``datetime.timedelta`` or text such as ``"10
         seconds"``) evaluates input that is out of time order by at most that
         much as if it were sorted by time stamp (docs/language.md#s3-7a): it
@@ -107,7 +117,8 @@ class Query:
         the last event, as if the input ended with time passing them all
         (docs/language.md#s3-3b).
         """
-        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes, max_delay)
+        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes,
+                             max_delay=max_delay, captures=captures)
         if options.max_delay is not None:
             stream = Stream(self, options.runtime(self))
             matches = stream.push_many(events)
@@ -147,6 +158,7 @@ class Query:
         max_cache_bytes: Optional[int] = None,
         max_det_states: Optional[int] = None,
         max_state_bytes: Optional[int] = None,
+        captures: bool = False,
         position_type: Optional[str] = None,
     ) -> Any:
         """Like :meth:`run`, but returns the matches as a ``pyarrow.Table`` built in
@@ -166,10 +178,15 @@ class Query:
         is converted with pyarrow; events that Arrow cannot type (a field mixing
         value types) are evaluated row by row with :meth:`run` and the table is
         built from its matches.
+
+        With ``captures=True`` the table has one more column, ``variables``
+        (``large_list<large_list<dictionary<int32, string>>>``), parallel to
+        ``positions``: the names of the variables that captured each position.
         """
         import pyarrow as pa
 
-        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes)
+        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes,
+                             captures=captures)
         data, rows = for_columns(events)
         narrow = narrow_positions(data if data is not None else rows, position_type)
         if data is None:
@@ -187,6 +204,7 @@ class Query:
         max_cache_bytes: Optional[int] = None,
         max_det_states: Optional[int] = None,
         max_state_bytes: Optional[int] = None,
+        captures: bool = False,
         slice_rows: int = 4096,
         position_type: Optional[str] = None,
     ) -> Any:
@@ -214,7 +232,8 @@ class Query:
             step = 0
         if isinstance(slice_rows, bool) or step < 1:
             raise ValueError(f"slice_rows must be a positive integer, not {slice_rows!r}")
-        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes)
+        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes,
+                             captures=captures)
         data, rows = for_columns(events)
         narrow = narrow_positions(data if data is not None else rows, position_type)
         if data is None:
@@ -232,12 +251,12 @@ class Query:
                         first += out.num_rows
                         yield out
 
-        return pa.RecordBatchReader.from_batches(_output_schema(narrow), matches())
+        return pa.RecordBatchReader.from_batches(_output_schema(narrow, options.captures), matches())
 
     def _row_by_row_table(self, rows: Any, options: RunOptions, narrow: bool) -> Any:
         """The ``run_arrow`` table of events Arrow cannot type: evaluated row by row
         with :meth:`run`, in the schema of the engine's own Arrow output."""
-        return matches_table(self._run(rows, options), _output_schema(narrow))
+        return matches_table(self._run(rows, options), _output_schema(narrow, options.captures))
 
     def stream(
         self,
@@ -249,6 +268,7 @@ class Query:
         max_det_states: Optional[int] = None,
         max_state_bytes: Optional[int] = None,
         max_delay: Any = None,
+        captures: bool = False,
     ) -> "Stream":
         """A stateful evaluator for unbounded input; see :class:`ceql.Stream`.
         Parameters as for :meth:`run`; the budgets bound the stream's state at
@@ -258,8 +278,10 @@ class Query:
         With ``max_delay`` the stream holds each event until the watermark (the
         largest time stamp seen minus ``max_delay``, or a later time given to
         :meth:`Stream.advance_watermark`) passes it, and evaluates events in
-        (time stamp, arrival) order; :meth:`Stream.flush` releases everything."""
-        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes, max_delay)
+        (time stamp, arrival) order; :meth:`Stream.flush` releases everything.
+        ``captures=True`` reports each match's captures, as for :meth:`run`."""
+        options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes,
+                             max_delay=max_delay, captures=captures)
         return Stream(self, options.runtime(self))
 
     def __repr__(self) -> str:
@@ -307,9 +329,10 @@ class Query:
 from .stream import Stream  # noqa: E402  (circular: Stream needs Query)
 
 
-def _output_schema(narrow: bool) -> Any:
-    """The schema of the engine's Arrow output (uint32 row numbers when ``narrow``),
-    read from an empty batch the binding builds without evaluating anything."""
+def _output_schema(narrow: bool, captures: bool = False) -> Any:
+    """The schema of the engine's Arrow output (uint32 row numbers when ``narrow``,
+    a ``variables`` column with ``captures``), read from an empty batch the binding
+    builds without evaluating anything."""
     import pyarrow as pa
 
-    return pa.record_batch(_ceql.empty_output(narrow)).schema
+    return pa.record_batch(_ceql.empty_output(narrow, captures)).schema

@@ -15,7 +15,10 @@ from . import nodes as N
 class OracleResult:
     """outputs: {end position j: O_j} for every j with a non-empty O_j, where O_j is a set of
     (start, sorted tuple of data positions), with the tuple of (name, value) measures as a
-    third member when the SELECT list has measures; limit: the query's LIMIT n (or None)."""
+    third member when the SELECT list has measures; limit: the query's LIMIT n (or None).
+
+    With captures (docs/language.md#s3-2a), O_j is a set of (start, valuation), where the
+    valuation is a sorted tuple of (position, sorted tuple of variable names)."""
 
     def __init__(self, outputs, limit):
         self.outputs = outputs
@@ -65,10 +68,24 @@ def _window_coordinate(window, ev):
     return ev.ts
 
 
+def _written_qualified(q):
+    """The qualified variables ``(S, T)`` the query writes: in an atom, a filter or SELECT."""
+    out = set()
+    for node in walk_cel(q.where):
+        if isinstance(node, N.Atom) and node.stream is not None:
+            out.add((node.stream, node.type))
+        if isinstance(node, N.Filter):
+            out |= {t.var for t in filter_terms(node.theta) if isinstance(t.var, tuple)}
+    if isinstance(q.select, list):
+        out |= {x for x in q.select if isinstance(x, tuple)}
+    return out
+
+
 def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns",
-             compat_ignore_strategy=False, close_deadlines=False):
+             compat_ignore_strategy=False, close_deadlines=False, captures=False):
     """close_deadlines: for a trailing ABSENT ... FOR, also report the outputs whose deadline
-    the input does not reach (docs/language.md#s3-3b)."""
+    the input does not reach (docs/language.md#s3-3b). captures: report valuations
+    (docs/language.md#s3-2a)."""
     q = parse_query(query_text)
     sch = parse_schema(schema) if schema is not None else None
     ctx = check_query(q, sch)
@@ -145,6 +162,24 @@ def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns"
         wanted = set(q.select)
         return tuple(sorted({p for x, p in v.mu if x in wanted}))
 
+    written = _written_qualified(q)
+
+    def reported(x):
+        """docs/language.md#s3-2a: type and AS names, S>T only where the query writes it."""
+        if isinstance(x, tuple) and x not in written:
+            return False
+        return q.select == "*" or (q.select != "NONE" and x in q.select)
+
+    def restrict(v):
+        """The valuation restricted to the reported variables of the SELECT list."""
+        names = {}
+        for x, p in v.mu:
+            if reported(x):
+                names.setdefault(p, set()).add(N.var_name(x))
+        return tuple(sorted((p, tuple(sorted(ns))) for p, ns in names.items()))
+
+    output_of = restrict if captures else project
+
     # ---- docs/language.md#s3-9 / docs/language.md#s3-10: position by position
     outputs = {}
     reset_all = -1
@@ -156,9 +191,9 @@ def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns"
         ys = select(strategy, xs, substreams[k])
         ws = [v for v in ys if in_window(v)]
         if q.measures:
-            o = {(v.start, project(v), measures(q, v, evs)) for v in ws}
+            o = {(v.start, output_of(v), measures(q, v, evs)) for v in ws}
         else:
-            o = {(v.start, project(v)) for v in ws}
+            o = {(v.start, output_of(v)) for v in ws}
         if o and trailing is not None:
             # docs/language.md#s3-3b: no later beta of the partition until the deadline, and the
             # deadline reached by the input (an event after it) unless closed

@@ -24,7 +24,11 @@ pub struct Enumerator {
 impl Enumerator {
     /// Appends to `out` the complex events `([start, end], D)` of `root` with
     /// `w(start) ≥ tau`, at most `budget` of them; returns how many were appended.
-    pub fn enumerate<P: Position>(
+    ///
+    /// `CAP`: the nodes' position words carry capture labels (captures on); each
+    /// position is written with its label, and a begin node's start is its
+    /// position without the label.
+    pub fn enumerate<P: Position, const CAP: bool>(
         &mut self,
         arena: &Arena,
         root: Item,
@@ -46,17 +50,18 @@ impl Enumerator {
                 let node = arena.get(m);
                 match m.kind() {
                     kind @ (NodeKind::Bottom | NodeKind::Begin) => {
-                        if !out.begin(node.a, end) {
+                        let start = if CAP { node.a & crate::cea::POSITION_MASK } else { node.a };
+                        if !out.begin(start, end) {
                             return emitted;
                         }
                         // A begin node also marks its own position, the first one.
-                        if kind == NodeKind::Begin && !out.push_position(node.a) {
+                        if kind == NodeKind::Begin && !push::<P, CAP>(out, node.a) {
                             return emitted;
                         }
                         let mut cell = p;
                         while cell != NIL {
                             let (pos, next) = self.cons[cell as usize];
-                            if !out.push_position(pos) {
+                            if !push::<P, CAP>(out, pos) {
                                 return emitted;
                             }
                             cell = next;
@@ -84,5 +89,15 @@ impl Enumerator {
             }
         }
         emitted
+    }
+}
+
+/// Writes one position word: with `CAP`, a labelled position.
+#[inline(always)]
+fn push<P: Position, const CAP: bool>(out: &mut MatchBuffer<P>, word: u64) -> bool {
+    if CAP {
+        out.push_labelled_position(word)
+    } else {
+        out.push_position(word)
     }
 }

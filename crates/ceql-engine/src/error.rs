@@ -119,6 +119,17 @@ impl EventError {
             ),
         )
     }
+
+    /// The event at `position` is beyond the largest position (`max`, 2^48 − 1) an
+    /// evaluation with captures on can name (the label shares the position's word).
+    pub fn captures_overflow(position: u64, max: u64) -> Self {
+        EventError::new(
+            position,
+            "output",
+            None,
+            format!("with captures on, positions go up to {max} only; evaluate longer inputs with captures off"),
+        )
+    }
 }
 
 impl fmt::Display for EventError {

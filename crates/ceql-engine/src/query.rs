@@ -65,6 +65,8 @@ pub struct CompiledQuery {
     /// Remove repeated complex events at each position (MAX with a projection:
     /// incomparable maximal valuations may project to the same complex event).
     pub(crate) dedupe_output: bool,
+    /// Capture labels of the output-marking transitions (docs/language.md#s3-2a).
+    pub(crate) labels: crate::cea::CaptureLabels,
 }
 
 impl CompiledQuery {
@@ -117,6 +119,7 @@ impl CompiledQuery {
             Strategy::Last => StrategyKind::Last,
             Strategy::Max => StrategyKind::Max,
         };
+        let labels = crate::cea::assign_labels(&mut cea, &plan.projection, &plan.variables);
         let schema_def = &plan.schema;
         // Attribute layout: predicate attributes, then partition keys and the window.
         let keys: Vec<Vec<KeySource>> = schema_def
@@ -194,6 +197,7 @@ impl CompiledQuery {
             primary_time,
             dedupe_output,
             strategy,
+            labels,
         })
     }
 
@@ -226,6 +230,32 @@ impl CompiledQuery {
     pub(crate) fn key_sources(&self, ty: TypeId) -> &[KeySource] {
         let i = if ty == crate::det::OTHER_TYPE { self.keys.len() - 1 } else { ty as usize };
         &self.keys[i]
+    }
+
+    /// The capture labels: for each label id, the names of the variables it
+    /// captures (written as in the query: `T`, `S>T` or an `AS` name), ascending
+    /// by variable id. Label 0 is the empty set. Positions of a captures-on output
+    /// carry these ids ([`MatchBuffer::labels`](crate::MatchBuffer::labels)).
+    pub fn capture_names(&self) -> Vec<Vec<String>> {
+        (0..self.labels.len() as u32)
+            .map(|l| self.labels.vars(l).iter().map(|&v| self.variable_name(v)).collect())
+            .collect()
+    }
+
+    /// Whether the query can be evaluated with captures on: its capture labels
+    /// fit in a node's position word (always, short of tens of thousands of
+    /// distinct variable sets).
+    pub fn supports_captures(&self) -> bool {
+        self.labels.len() <= crate::cea::MAX_LABELS
+    }
+
+    /// The name variable `v` is written with.
+    pub(crate) fn variable_name(&self, v: crate::analyze::VarId) -> String {
+        use crate::analyze::VarKind;
+        match self.plan.variables.kind(v) {
+            VarKind::Type(name) | VarKind::Alias(name) => name.clone(),
+            VarKind::Qualified(s, name) => format!("{}>{name}", self.plan.schema.streams[*s as usize].name),
+        }
     }
 
     /// Display name of a type.

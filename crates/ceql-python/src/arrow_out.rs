@@ -47,11 +47,16 @@ impl ArrowBatch {
 }
 
 /// An empty batch in the layout of `NativeRuntime.push_arrow_columnar`'s output
-/// (uint32 row numbers when `narrow`), for its schema: built from an empty output
-/// buffer, without evaluating anything.
+/// (uint32 row numbers when `narrow`, a `variables` column when `captures`), for
+/// its schema: built from an empty output buffer, without evaluating anything.
 #[pyfunction]
-pub fn empty_output(narrow: bool) -> ArrowBatch {
-    let batch =
-        if narrow { MatchBuffer::<u32>::empty().into_record_batch(0) } else { MatchBuffer::new().into_record_batch(0) };
+#[pyo3(signature = (narrow, captures=false))]
+pub fn empty_output(narrow: bool, captures: bool) -> ArrowBatch {
+    let batch = match (narrow, captures) {
+        (true, false) => MatchBuffer::<u32>::empty().into_record_batch(0),
+        (false, false) => MatchBuffer::new().into_record_batch(0),
+        (true, true) => MatchBuffer::<u32>::empty().into_record_batch_with_variables(0, &[]),
+        (false, true) => MatchBuffer::new().into_record_batch_with_variables(0, &[]),
+    };
     ArrowBatch::new(batch)
 }

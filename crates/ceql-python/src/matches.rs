@@ -5,8 +5,9 @@
 //! small object each and no copy of their positions.
 
 use ceql_engine::MatchBuffer;
+use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyTuple};
 use std::sync::Arc;
 
 /// The output of one call: complex events and where their data comes from.
@@ -15,6 +16,8 @@ struct Shared {
     source: Option<Py<PyAny>>,
     /// Per match: the deadline of a trailing absence (nanoseconds), if it ended by one.
     deadlines: Option<Vec<i64>>,
+    /// With captures on: the variable names of each capture label.
+    names: Option<Arc<Vec<Vec<String>>>>,
 }
 
 /// A complex event: interval `[start, end]` in input positions and the positions of
@@ -29,6 +32,29 @@ impl Match {
     fn get(&self) -> ceql_engine::MatchRef<'_> {
         self.shared.buf.get(self.index)
     }
+
+    /// The label names, or the error of a match without captures.
+    fn names(&self) -> PyResult<&[Vec<String>]> {
+        self.shared.names.as_deref().map(Vec::as_slice).ok_or_else(|| {
+            PyValueError::new_err("this match has no captures: run the query with captures=True to get them")
+        })
+    }
+
+    /// (variable, its positions), variables in order of their first position.
+    fn capture_pairs(&self) -> PyResult<Vec<(&str, Vec<u64>)>> {
+        let names = self.names()?;
+        let m = self.get();
+        let mut pairs: Vec<(&str, Vec<u64>)> = Vec::new();
+        for (&p, &l) in m.positions.iter().zip(m.labels) {
+            for name in &names[l as usize] {
+                match pairs.iter_mut().find(|(n, _)| n == name) {
+                    Some((_, ps)) => ps.push(p),
+                    None => pairs.push((name, vec![p])),
+                }
+            }
+        }
+        Ok(pairs)
+    }
 }
 
 #[pymethods]
@@ -38,7 +64,7 @@ impl Match {
     fn new(start: u64, end: u64, positions: Vec<u64>, source: Option<Py<PyAny>>) -> Self {
         let mut buf = MatchBuffer::new();
         buf.push(start, end, &positions);
-        Match { shared: Arc::new(Shared { buf, source, deadlines: None }), index: 0 }
+        Match { shared: Arc::new(Shared { buf, source, deadlines: None, names: None }), index: 0 }
     }
 
     /// First position of the interval.
@@ -78,11 +104,63 @@ impl Match {
         }
     }
 
+    /// With captures on (`captures=True`): which positions each variable
+    /// captured, `{variable: (positions, ascending)}`, variables in order of their
+    /// first position. Variables written `T`, `S>T` or `AS x` in the query, after
+    /// projection; a variable that captured nothing is absent. A `ValueError`
+    /// without captures.
+    #[getter]
+    fn captures<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (name, ps) in self.capture_pairs()? {
+            d.set_item(name, PyTuple::new(py, ps)?)?;
+        }
+        Ok(d)
+    }
+
+    /// With captures on: for each position (parallel to `positions`), the names
+    /// of the variables that captured it. A `ValueError` without captures.
+    #[getter]
+    fn variables<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let names = self.names()?;
+        let items: Vec<Bound<'py, PyTuple>> =
+            self.get().labels.iter().map(|&l| PyTuple::new(py, &names[l as usize])).collect::<PyResult<_>>()?;
+        PyTuple::new(py, items)
+    }
+
+    /// With captures on: the data of the events variable `name` captured, in
+    /// position order (empty if it captured none in this match). A `KeyError` for
+    /// a name that is not a variable the output reports.
+    fn events_of(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
+        let names = self.names()?;
+        if !names.iter().flatten().any(|n| n == name) {
+            return Err(PyKeyError::new_err(format!("`{name}` is not a variable of this query's output")));
+        }
+        let positions = self.capture_pairs()?.into_iter().find(|(n, _)| *n == name).map_or_else(Vec::new, |(_, p)| p);
+        match &self.shared.source {
+            Some(src) => Ok(src.bind(py).call_method1("events_at", (PyList::new(py, positions)?,))?.unbind()),
+            None => Err(PyValueError::new_err("this match has no event source")),
+        }
+    }
+
     fn __repr__(&self) -> String {
         let m = self.get();
         let ps: Vec<String> = m.positions.iter().map(u64::to_string).collect();
         let tail = if ps.len() == 1 { "," } else { "" };
-        format!("Match(start={}, end={}, positions=({}{tail}))", m.start, m.end, ps.join(", "))
+        let mut text = format!("Match(start={}, end={}, positions=({}{tail})", m.start, m.end, ps.join(", "));
+        if let Ok(pairs) = self.capture_pairs() {
+            let items: Vec<String> = pairs
+                .iter()
+                .map(|(n, ps)| {
+                    let ps: Vec<String> = ps.iter().map(u64::to_string).collect();
+                    let tail = if ps.len() == 1 { "," } else { "" };
+                    format!("{n:?}: ({}{tail})", ps.join(", "))
+                })
+                .collect();
+            text.push_str(&format!(", captures={{{}}}", items.join(", ")));
+        }
+        text.push(')');
+        text
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
@@ -96,7 +174,7 @@ impl Match {
         use std::hash::{Hash, Hasher};
         let m = self.get();
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        (m.start, m.end, m.positions).hash(&mut h);
+        (m.start, m.end, m.positions, m.labels).hash(&mut h);
         h.finish()
     }
 
@@ -107,14 +185,21 @@ impl Match {
 
 /// Builds the Python list of `Match` objects for the complex events in `buf`
 /// (which is taken, leaving an empty buffer behind).
+/// `names`: the variable names of each capture label, with captures on.
 pub fn to_match_list<'py>(
     py: Python<'py>,
     buf: &mut MatchBuffer,
     source: Option<&Py<PyAny>>,
     deadlines: Option<Vec<i64>>,
+    names: Option<&Arc<Vec<Vec<String>>>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let n = buf.len();
-    let shared = Arc::new(Shared { buf: std::mem::take(buf), source: source.map(|s| s.clone_ref(py)), deadlines });
+    let shared = Arc::new(Shared {
+        buf: std::mem::take(buf),
+        source: source.map(|s| s.clone_ref(py)),
+        deadlines,
+        names: names.cloned(),
+    });
     let items = (0..n).map(|index| Match { shared: shared.clone(), index });
     let objs: Vec<Bound<'py, Match>> = items.map(|m| Bound::new(py, m)).collect::<PyResult<_>>()?;
     PyList::new(py, objs)

@@ -10,6 +10,7 @@ use ceql_engine::{EventError, Fate, LatePolicy, MatchBuffer, Position, Runtime, 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use std::sync::Arc;
 
 /// A stateful evaluator.
 #[pyclass(module = "ceql._ceql")]
@@ -21,6 +22,8 @@ pub struct NativeRuntime {
     values: Vec<Value>,
     /// Set when a panic left the runtime in an unknown state.
     poisoned: bool,
+    /// With captures on: the variable names of each capture label.
+    names: Option<Arc<Vec<Vec<String>>>>,
 }
 
 impl NativeRuntime {
@@ -49,7 +52,7 @@ impl NativeRuntime {
     fn matches<'py>(&mut self, py: Python<'py>, source: Option<&Py<PyAny>>) -> PyResult<Bound<'py, PyList>> {
         let deadlines = self.rt.take_emitted_deadlines();
         let deadlines = (self.rt.has_deadline() && deadlines.len() == self.out.len()).then_some(deadlines);
-        to_match_list(py, &mut self.out, source, deadlines)
+        to_match_list(py, &mut self.out, source, deadlines, self.names.as_ref())
     }
 
     /// Pushes one mapping; with a reorder buffer, under `tag`.
@@ -105,7 +108,7 @@ impl NativeRuntime {
 #[pymethods]
 impl NativeRuntime {
     #[new]
-    #[pyo3(signature = (query, time_field=None, time_unit_nanos=1, late_drop=false, max_cache_bytes=None, max_det_states=None, max_state_bytes=None, max_delay=None))]
+    #[pyo3(signature = (query, time_field=None, time_unit_nanos=1, late_drop=false, max_cache_bytes=None, max_det_states=None, max_state_bytes=None, max_delay=None, captures=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         query: &NativeQuery,
@@ -116,13 +119,18 @@ impl NativeRuntime {
         max_det_states: Option<usize>,
         max_state_bytes: Option<usize>,
         max_delay: Option<u64>,
+        captures: bool,
     ) -> PyResult<Self> {
+        if captures && !query.inner.supports_captures() {
+            return Err(PyValueError::new_err("this query has too many distinct variable sets to report captures"));
+        }
         let mut options = RuntimeOptions {
             time_field,
             time_unit_nanos,
             late_time_stamps: if late_drop { LatePolicy::Drop } else { LatePolicy::Error },
             max_state_bytes,
             max_delay,
+            captures,
             ..RuntimeOptions::default()
         };
         if let Some(b) = max_cache_bytes {
@@ -135,12 +143,19 @@ impl NativeRuntime {
         rt.check_reorder_options().map_err(PyValueError::new_err)?;
         rt.record_deadlines(rt.has_deadline());
         Ok(NativeRuntime {
+            names: captures.then(|| Arc::new(query.inner.capture_names())),
             rt,
             out: MatchBuffer::new(),
             out32: MatchBuffer::empty(),
             values: Vec::new(),
             poisoned: false,
         })
+    }
+
+    /// Whether this evaluation reports captures.
+    #[getter]
+    fn captures(&self) -> bool {
+        self.names.is_some()
     }
 
     /// Attribute names read from each event.
@@ -229,7 +244,10 @@ impl NativeRuntime {
             if let Some(w) = watermark_ns {
                 this.rt.advance_delayed(w, &mut out).map_err(|e| event_error(py, &e))?;
             }
-            Ok(ArrowBatch::new(out.into_record_batch(0)))
+            Ok(ArrowBatch::new(match this.names.as_deref() {
+                Some(names) => out.into_record_batch_with_variables(0, names),
+                None => out.into_record_batch(0),
+            }))
         })
     }
 
@@ -280,10 +298,12 @@ impl NativeRuntime {
     ) -> PyResult<ArrowBatch> {
         self.run(py, |this| {
             let _ = this.rt.take_emitted_deadlines(); // the Arrow output has no deadline column
+            let names = this.names.clone();
+            let names = names.as_deref().map(Vec::as_slice);
             if narrow {
-                push_into_batch(py, &mut this.rt, data, &mut this.out32, first_id, whole)
+                push_into_batch(py, &mut this.rt, data, &mut this.out32, first_id, whole, names)
             } else {
-                push_into_batch(py, &mut this.rt, data, &mut this.out, first_id, whole)
+                push_into_batch(py, &mut this.rt, data, &mut this.out, first_id, whole, names)
             }
         })
     }
@@ -407,6 +427,7 @@ impl NativeRuntime {
                 Runtime::restore(query.inner.clone(), data).map_err(|e| PyValueError::new_err(e.to_string()))?;
             rt.record_deadlines(rt.has_deadline());
             Ok(NativeRuntime {
+                names: rt.options().captures.then(|| Arc::new(query.inner.capture_names())),
                 rt,
                 out: MatchBuffer::new(),
                 out32: MatchBuffer::empty(),
@@ -440,6 +461,7 @@ fn push_arrow_rows<P: Position>(
 /// Pushes `data` and returns its complex events as one Arrow batch: into a fresh
 /// buffer made for a whole output, or into `kept`, which is left presized for the
 /// next batch.
+/// With `names` (captures on), the batch has a `variables` column too.
 fn push_into_batch<P: Position>(
     py: Python<'_>,
     rt: &mut Runtime,
@@ -447,6 +469,7 @@ fn push_into_batch<P: Position>(
     kept: &mut MatchBuffer<P>,
     first_id: u64,
     whole: bool,
+    names: Option<&[Vec<String>]>,
 ) -> PyResult<ArrowBatch> {
     let out = if whole {
         let mut out = MatchBuffer::for_whole_output();
@@ -457,7 +480,10 @@ fn push_into_batch<P: Position>(
         push_arrow_rows(py, rt, data, kept)?;
         kept.take_presized()
     };
-    Ok(ArrowBatch::new(out.into_record_batch(first_id)))
+    Ok(ArrowBatch::new(match names {
+        Some(names) => out.into_record_batch_with_variables(first_id, names),
+        None => out.into_record_batch(first_id),
+    }))
 }
 
 /// A watermark for the reorder buffer in nanoseconds: a number in the time field's

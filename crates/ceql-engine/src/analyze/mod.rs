@@ -36,6 +36,8 @@ pub enum VarKind {
 #[derive(Clone, Debug, Default)]
 pub struct Variables {
     kinds: Vec<VarKind>,
+    /// Qualified variables `S>T` that the query writes (every atom binds one).
+    written: BitSet,
 }
 
 impl Variables {
@@ -61,6 +63,17 @@ impl Variables {
     /// Number of variables.
     pub fn len(&self) -> usize {
         self.kinds.len()
+    }
+
+    /// Records that the query writes the qualified variable `v` (`S>T`).
+    pub fn mark_written(&mut self, v: VarId) {
+        self.written.insert(v);
+    }
+
+    /// Whether captures report `v` (docs/language.md#s3-2a): type and `AS` names
+    /// always, a qualified `S>T` only when the query writes it.
+    pub fn is_reported(&self, v: VarId) -> bool {
+        !matches!(self.kinds[v], VarKind::Qualified(..)) || self.written.contains(v)
     }
 }
 

@@ -355,7 +355,11 @@ impl Resolver<'_> {
                 let td = &self.schema.types[ty as usize];
                 let mut vars = BitSet::new();
                 vars.insert(tvar);
-                vars.insert(self.vars.intern(VarKind::Qualified(td.stream, td.name.clone())));
+                let qvar = self.vars.intern(VarKind::Qualified(td.stream, td.name.clone()));
+                if q.stream.is_some() {
+                    self.vars.mark_written(qvar);
+                }
+                vars.insert(qvar);
                 AtomEdge { ty, vars }
             })
             .collect())
@@ -396,7 +400,9 @@ impl Resolver<'_> {
         if let Some(s) = &q.stream {
             let ty = self.qualified(s, &q.name.name, q.span)?;
             let td = &self.schema.types[ty as usize];
-            return Ok(self.vars.intern(VarKind::Qualified(td.stream, td.name.clone())));
+            let v = self.vars.intern(VarKind::Qualified(td.stream, td.name.clone()));
+            self.vars.mark_written(v);
+            return Ok(v);
         }
         let name = &q.name.name;
         if self.aliases.iter().any(|(n, _)| n == name) {

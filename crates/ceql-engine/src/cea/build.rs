@@ -448,6 +448,7 @@ pub fn build_cea(plan: &Plan) -> Result<(Cea, PredTable), Diagnostic> {
             target: q as StateId,
             marked,
             compared: !t.vars.is_empty() || p == 0,
+            label: 0,
         };
         let list = &mut out[p as usize];
         let dup = list.iter().any(|x| x.guard == tr.guard && x.target == tr.target && x.vars == tr.vars);

@@ -5,9 +5,11 @@ mod build;
 #[cfg(test)]
 mod construction_tests;
 mod guard;
+mod labels;
 
 pub use build::build_cea;
 pub use guard::{Guard, Term};
+pub use labels::{assign_labels, CaptureLabels, LABEL_SHIFT, MAX_LABELS, POSITION_MASK};
 
 use crate::bitset::BitSet;
 
@@ -27,6 +29,9 @@ pub struct Transition {
     pub marked: bool,
     /// Comparison mark `c` of docs/language.md#s5-5 (`L ≠ ∅` or leaving `q0`), used by the strategies.
     pub compared: bool,
+    /// Capture label: id of the projected variable set `L ∩ SELECT` (0 iff not
+    /// output-marked; see [`assign_labels`]).
+    pub label: u32,
 }
 
 /// An ε-free CEA with a single initial state `q0 = 0` that no transition enters

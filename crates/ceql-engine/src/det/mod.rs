@@ -37,6 +37,10 @@ const UNKNOWN: DetId = u32::MAX - 1;
 /// Successors of a det-state on a class: slot 0 is reached by output-marking
 /// transitions, slots 1 and 2 by non-marking ones; for the virtual det-state, slots
 /// 0–2 are the runs that start at this event and slot 3 is its own next det-state.
+///
+/// With captures on ([`DetCache::set_captures`]), slot 0 is not a det-state but
+/// the id of a list of `(label, det-state)` pairs, one per capture label
+/// ([`DetCache::marked_list`]); `DEAD` still means none.
 pub type Succ = [DetId; 4];
 
 const UNKNOWN_SUCC: Succ = [UNKNOWN, DEAD, DEAD, DEAD];
@@ -115,6 +119,13 @@ pub struct DetCache {
     checked: (usize, usize, usize),
     /// Per class, the det-states that do not stay put (see `movers.rs`).
     movers: movers::MoverMasks,
+    /// Split marked successors by capture label (docs/language.md#s5-6).
+    captures: bool,
+    /// Marked successors of the last computation, per label.
+    marked_out: Vec<(u32, Vec<u64>)>,
+    /// With captures on: the lists that slot 0 of a [`Succ`] points to, each a
+    /// header `(length, DEAD)` followed by its `(label, det-state)` pairs.
+    lists: Vec<(u32, DetId)>,
 }
 
 impl DetCache {
@@ -140,6 +151,9 @@ impl DetCache {
             out: Default::default(),
             checked: (0, 0, 0),
             movers: movers::MoverMasks::default(),
+            captures: false,
+            marked_out: Vec::new(),
+            lists: Vec::new(),
             config,
             cea,
         };
@@ -153,6 +167,36 @@ impl DetCache {
         // NEXT/LAST: preorder 0 (no live run); MAX: Q = ∅.
         let id = self.intern(&key);
         debug_assert_eq!(id, INITIAL);
+    }
+
+    /// Splits marked successors by capture label from now on (call before the
+    /// first step): slot 0 of a [`Succ`] becomes a list id.
+    pub fn set_captures(&mut self, on: bool) {
+        debug_assert!(self.stats.misses == 0, "set before the first step");
+        self.captures = on;
+    }
+
+    /// Whether marked successors are split by capture label.
+    pub fn captures(&self) -> bool {
+        self.captures
+    }
+
+    /// With captures on: the `(label, det-state)` pairs of the marked successors
+    /// that slot 0 of a [`Succ`] names (valid until the next cache clear, or, in
+    /// uncached mode, until [`DetCache::release_lists`]).
+    #[inline]
+    pub fn marked_list(&self, list: DetId) -> &[(u32, DetId)] {
+        let at = list as usize;
+        let n = self.lists[at].0 as usize;
+        &self.lists[at + 1..at + 1 + n]
+    }
+
+    /// In uncached mode, forgets the lists of the successors computed so far
+    /// (they are not memoised, so nothing refers to them after the event).
+    pub fn release_lists(&mut self) {
+        if self.stats.uncached {
+            self.lists.clear();
+        }
     }
 
     /// The strategy automaton being determinized.
@@ -246,15 +290,31 @@ impl DetCache {
         let (ty, bits) = self.classes.get(class);
         let bits = bits.to_vec();
         let mut out = std::mem::take(&mut self.out);
+        let mut marked = std::mem::take(&mut self.marked_out);
         let on = strategy::OnClass { cea: &self.cea, ty, bits: &bits };
-        strategy::successors(on, self.kind, &key, &mut self.preorders, &mut self.scratch, &mut out);
+        let split = self.captures;
+        strategy::successors(on, self.kind, &key, &mut self.preorders, &mut self.scratch, &mut out, &mut marked, split);
         let mut succ = [DEAD; 4];
-        for (slot, k) in out.iter().enumerate() {
+        if split {
+            if !marked.is_empty() {
+                succ[0] = self.lists.len() as DetId;
+                self.lists.push((marked.len() as u32, DEAD));
+                for (label, k) in &marked {
+                    let d = self.intern(k);
+                    self.lists.push((*label, d));
+                }
+            }
+        } else if let Some((_, k)) = marked.first() {
+            debug_assert_eq!(marked.len(), 1, "one marked successor without captures");
+            succ[0] = self.intern(k);
+        }
+        for (slot, k) in out.iter().enumerate().skip(1) {
             if !k.is_empty() {
                 succ[slot] = self.intern(k);
             }
         }
         self.out = out;
+        self.marked_out = marked;
         if !self.stats.uncached {
             self.trans[det as usize * self.stride + class as usize] = succ;
         }
@@ -298,6 +358,7 @@ impl DetCache {
             + self.trans.len() * std::mem::size_of::<Succ>()
             + self.classes.memory_bytes()
             + self.preorders.memory_bytes()
+            + self.lists.len() * std::mem::size_of::<(u32, DetId)>()
     }
 
     /// True when the cache should be cleared before the next event. The size is
@@ -359,6 +420,7 @@ impl DetCache {
         self.trans.clear();
         self.classes.clear();
         self.movers.clear();
+        self.lists.clear();
         self.preorders = Preorders::new(self.words);
         self.stats.clears += 1;
         // Thrashing guard.
@@ -428,7 +490,7 @@ mod tests {
             if marked {
                 vars.insert(0);
             }
-            Transition { guard, vars, target, marked, compared: marked }
+            Transition { guard, vars, target, marked, compared: marked, label: u32::from(marked) }
         };
         Arc::new(Cea {
             num_states: 3,

@@ -63,6 +63,8 @@ pub(crate) struct Scratch {
     /// whether they tie with the group before (see `preorder.rs`).
     groups: Vec<(Group, Vec<u64>, bool)>,
     blocks: Vec<u64>,
+    /// Output-marked successors per capture label (one label, 0, with captures off).
+    marked: Vec<(u32, Vec<u64>)>,
 }
 
 /// Where the runs of a block of the next preorder come from.
@@ -77,7 +79,62 @@ enum Group {
 impl Scratch {
     pub(crate) fn new(words: usize) -> Self {
         let z = || vec![0u64; words];
-        Scratch { words, a: z(), b: z(), c: z(), d: z(), e: z(), placed: z(), groups: Vec::new(), blocks: Vec::new() }
+        Scratch {
+            words,
+            a: z(),
+            b: z(),
+            c: z(),
+            d: z(),
+            e: z(),
+            placed: z(),
+            groups: Vec::new(),
+            blocks: Vec::new(),
+            marked: Vec::new(),
+        }
+    }
+
+    /// Forgets the marked successors of the previous computation.
+    fn clear_marked(&mut self) {
+        self.marked.iter_mut().for_each(|(_, set)| clear(set));
+    }
+
+    /// Adds `target` to the marked successors of `label`.
+    fn mark(&mut self, label: u32, target: usize) {
+        let i = match self.marked.iter().position(|(l, _)| *l == label) {
+            Some(i) => i,
+            None => {
+                self.marked.push((label, vec![0; self.words]));
+                self.marked.len() - 1
+            }
+        };
+        bitset::set(&mut self.marked[i].1, target);
+    }
+
+    /// Appends to `out` one key per label with marked successors: the successors
+    /// minus `minus` (if any), followed by `tail`. Labels in ascending order.
+    fn emit_marked(&mut self, out: &mut Vec<(u32, Vec<u64>)>, minus_set: Option<&[u64]>, tail: &[u64]) {
+        self.marked.sort_unstable_by_key(|(l, _)| *l);
+        for (label, set) in &mut self.marked {
+            if let Some(m) = minus_set {
+                minus(set, m);
+            }
+            if !bitset::is_empty(set) {
+                let mut key = set.clone();
+                key.extend_from_slice(tail);
+                out.push((*label, key));
+            }
+        }
+    }
+}
+
+/// The label a marked transition is split by: its capture label with captures
+/// on, 0 (one marked successor) with captures off.
+#[inline]
+fn split_label(t: &Transition, split: bool) -> u32 {
+    if split {
+        t.label
+    } else {
+        0
     }
 }
 
@@ -113,7 +170,17 @@ impl<'a> OnClass<'a> {
 }
 
 /// Computes the successor keys of `key` on a class into `out` (see
-/// [`super::Succ`] for the slots); an empty key means no successor.
+/// [`super::Succ`] for the slots 1–3; slot 0 stays empty) and the output-marked
+/// ones into `marked`, one per label (`split`: by capture label, otherwise all
+/// under label 0); an empty key means no successor.
+///
+/// With `split`, the runs of one det-state are partitioned by the variable sets
+/// they capture; everything else (the preorder of NEXT/LAST, the domination set
+/// of MAX) is computed from all runs, exactly as without it. So the union of
+/// the split successors is the unsplit one, and a det-state of a split run
+/// accepts iff some selected run captures with that run's labels: the selected
+/// valuations of docs/language.md#s3-6 (see docs/language.md#s5-6).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn successors(
     on: OnClass<'_>,
     kind: StrategyKind,
@@ -121,6 +188,8 @@ pub(crate) fn successors(
     preorders: &mut Preorders,
     s: &mut Scratch,
     out: &mut [Vec<u64>; 4],
+    marked: &mut Vec<(u32, Vec<u64>)>,
+    split: bool,
 ) {
     let w = s.words;
     let p = &key[..w];
@@ -128,18 +197,21 @@ pub(crate) fn successors(
     for o in out.iter_mut() {
         o.clear();
     }
+    marked.clear();
+    s.clear_marked();
     match kind {
         StrategyKind::All => {
-            clear(&mut s.a);
             clear(&mut s.b);
             for q in bitset::iter(p) {
                 for t in on.enabled(q) {
-                    bitset::set(if t.marked { &mut s.a } else { &mut s.b }, t.target as usize);
+                    if t.marked {
+                        s.mark(split_label(t, split), t.target as usize);
+                    } else {
+                        bitset::set(&mut s.b, t.target as usize);
+                    }
                 }
             }
-            if !bitset::is_empty(&s.a) {
-                out[0].extend_from_slice(&s.a);
-            }
+            s.emit_marked(marked, None, &[]);
             if !bitset::is_empty(&s.b) {
                 out[1].extend_from_slice(&s.b);
             }
@@ -147,8 +219,8 @@ pub(crate) fn successors(
                 out[3].extend_from_slice(p);
             }
         }
-        StrategyKind::Next | StrategyKind::Last => preorder_successors(on, kind, key, preorders, s, out),
-        StrategyKind::Max => max_successors(on, key, s, out),
+        StrategyKind::Next | StrategyKind::Last => preorder_successors(on, kind, key, preorders, s, out, marked, split),
+        StrategyKind::Max => max_successors(on, key, s, out, marked, split),
     }
 }
 
@@ -163,6 +235,7 @@ pub(crate) fn successors(
 /// first, then `D`). NEXT therefore keeps them as tied blocks, and scans a tie as
 /// one block: the marked successors of all its blocks, then the unmarked ones.
 /// (LAST needs no ties: it already emits all marked successors before any unmarked.)
+#[allow(clippy::too_many_arguments)]
 fn preorder_successors(
     on: OnClass<'_>,
     kind: StrategyKind,
@@ -170,6 +243,8 @@ fn preorder_successors(
     preorders: &mut Preorders,
     s: &mut Scratch,
     out: &mut [Vec<u64>; 4],
+    marked: &mut Vec<(u32, Vec<u64>)>,
+    split: bool,
 ) {
     let w = s.words;
     let p = &key[..w];
@@ -249,16 +324,21 @@ fn preorder_successors(
         s.blocks.extend_from_slice(g);
     }
     let next_t = preorders.intern(&s.blocks) as u64;
-    clear(&mut s.b);
     clear(&mut s.c);
     let is_virtual = bitset::test(p, 0);
+    // Marked successors (label, state), added to `s.marked` after the scan.
+    let mut pending: Vec<(u32, usize)> = Vec::new();
     for (g, targets, _) in &s.groups {
         match *g {
             Group::Block(i, cflag) if !is_virtual => {
                 for q in bitset::iter(&blocks[i * w..(i + 1) * w]).filter(|&q| bitset::test(p, q)) {
                     for tr in on.enabled(q) {
                         if tr.compared == cflag && bitset::test(targets, tr.target as usize) {
-                            bitset::set(if tr.marked { &mut s.b } else { &mut s.c }, tr.target as usize);
+                            if tr.marked {
+                                pending.push((split_label(tr, split), tr.target as usize));
+                            } else {
+                                bitset::set(&mut s.c, tr.target as usize);
+                            }
                         }
                     }
                 }
@@ -266,17 +346,21 @@ fn preorder_successors(
             Group::Start(bound) if is_virtual => {
                 for tr in on.enabled(0).filter(|tr| tr.vars.is_empty() != bound) {
                     if bitset::test(targets, tr.target as usize) {
-                        bitset::set(if tr.marked { &mut s.b } else { &mut s.c }, tr.target as usize);
+                        if tr.marked {
+                            pending.push((split_label(tr, split), tr.target as usize));
+                        } else {
+                            bitset::set(&mut s.c, tr.target as usize);
+                        }
                     }
                 }
             }
             _ => {}
         }
     }
-    if !bitset::is_empty(&s.b) {
-        out[0].extend_from_slice(&s.b);
-        out[0].push(next_t);
+    for (label, target) in pending {
+        s.mark(label, target);
     }
+    s.emit_marked(marked, None, &[next_t]);
     if !bitset::is_empty(&s.c) {
         out[1].extend_from_slice(&s.c);
         out[1].push(next_t);
@@ -294,7 +378,14 @@ fn preorder_successors(
 /// different `Q`, 3 = next virtual det-state. At its start a run is compared-marked
 /// whatever it binds, so the virtual run separates starts that bind variables
 /// (`D ∋ j`) from `NOT` starts (`D ∌ j`), which the former dominate.
-fn max_successors(on: OnClass<'_>, key: &[u64], s: &mut Scratch, out: &mut [Vec<u64>; 4]) {
+fn max_successors(
+    on: OnClass<'_>,
+    key: &[u64],
+    s: &mut Scratch,
+    out: &mut [Vec<u64>; 4],
+    marked: &mut Vec<(u32, Vec<u64>)>,
+    split: bool,
+) {
     let w = s.words;
     let (p, q) = (&key[..w], &key[w..2 * w]);
     // Successors of Q by comparison-marked (a) and unmarked (b) transitions.
@@ -311,11 +402,15 @@ fn max_successors(on: OnClass<'_>, key: &[u64], s: &mut Scratch, out: &mut [Vec<
     clear(&mut s.d);
     clear(&mut s.e);
     let is_virtual = bitset::test(p, 0);
+    let mut pending: Vec<(u32, usize)> = Vec::new();
     for x in bitset::iter(p) {
         for tr in on.enabled(x) {
             let first = if is_virtual { !tr.vars.is_empty() } else { tr.compared };
             let target = match (first, tr.marked) {
-                (true, true) => &mut s.c,
+                (true, true) => {
+                    pending.push((split_label(tr, split), tr.target as usize));
+                    &mut s.c
+                }
                 (true, false) => &mut s.d,
                 (false, _) => &mut s.e,
             };
@@ -330,8 +425,13 @@ fn max_successors(on: OnClass<'_>, key: &[u64], s: &mut Scratch, out: &mut [Vec<
             out.extend_from_slice(dominated_by);
         }
     };
-    // Comparison-marked successors: (δ•(P) ∖ δ•(Q), δ•(Q)), split by output mark.
-    emit(&mut out[0], &s.c, &s.a);
+    // Comparison-marked successors: (δ•(P) ∖ δ•(Q), δ•(Q)), split by output mark
+    // (and the marked ones by label).
+    for (label, target) in pending {
+        s.mark(label, target);
+    }
+    let dominating = s.a.clone();
+    s.emit_marked(marked, Some(&dominating), &dominating);
     emit(&mut out[1], &s.d, &s.a);
     if is_virtual {
         // NOT starts are dominated by the binding starts of the same event.

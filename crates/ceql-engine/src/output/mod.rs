@@ -24,6 +24,9 @@ pub struct MatchBuffer<P: Position = u64> {
     pub(crate) offsets: Vec<u64>,
     /// Concatenated data positions.
     pub(crate) positions: Vec<P>,
+    /// With captures on: the capture label of each data position, parallel to
+    /// `positions` (see [`crate::CompiledQuery::capture_names`]); empty otherwise.
+    pub(crate) labels: Vec<u32>,
     /// Count complex events and positions instead of storing them.
     count_only: bool,
     counted: u64,
@@ -45,6 +48,9 @@ pub struct MatchRef<'a, P: Position = u64> {
     pub end: P,
     /// Data positions, ascending.
     pub positions: &'a [P],
+    /// With captures on: the capture label of each position (the variables that
+    /// captured it, [`crate::CompiledQuery::capture_names`]); empty otherwise.
+    pub labels: &'a [u32],
 }
 
 impl<P: Position> Default for MatchBuffer<P> {
@@ -75,6 +81,7 @@ impl<P: Position> MatchBuffer<P> {
             ends: Vec::new(),
             offsets: vec![0],
             positions: Vec::new(),
+            labels: Vec::new(),
             count_only: false,
             counted: 0,
             counted_positions: 0,
@@ -141,12 +148,14 @@ impl<P: Position> MatchBuffer<P> {
         self.offsets.clear();
         self.offsets.push(0);
         self.positions.clear();
+        self.labels.clear();
     }
 
     /// The `i`-th complex event.
     pub fn get(&self, i: usize) -> MatchRef<'_, P> {
         let (a, b) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
-        MatchRef { start: self.starts[i], end: self.ends[i], positions: &self.positions[a..b] }
+        let labels = if self.labels.is_empty() { &[][..] } else { &self.labels[a..b] };
+        MatchRef { start: self.starts[i], end: self.ends[i], positions: &self.positions[a..b], labels }
     }
 
     /// All complex events in order.
@@ -161,6 +170,30 @@ impl<P: Position> MatchBuffer<P> {
         self.finish();
     }
 
+    /// Appends one valuation: a complex event whose positions carry capture
+    /// labels (`labels[k]` for `positions[k]`). A buffer holds either complex
+    /// events or valuations, never both.
+    pub fn push_labelled(&mut self, start: P, end: P, positions: &[P], labels: &[u32]) {
+        assert_eq!(positions.len(), labels.len(), "one label per position");
+        self.labels.extend_from_slice(labels);
+        self.push(start, end, positions);
+    }
+
+    /// Appends a copy of `m`: a valuation if it carries labels, else a complex event.
+    fn push_match(&mut self, m: MatchRef<'_, P>) {
+        if m.labels.is_empty() {
+            self.push(m.start, m.end, m.positions);
+        } else {
+            self.push_labelled(m.start, m.end, m.positions, m.labels);
+        }
+    }
+
+    /// The capture labels of all positions, parallel to the positions (empty
+    /// unless the evaluation has captures on).
+    pub fn labels(&self) -> &[u32] {
+        &self.labels
+    }
+
     /// Takes the complex events out, leaving an empty buffer with room for a quarter
     /// more than were taken. Successive batches of one stream are usually alike,
     /// and starting the next one at that size spares it growing (and copying)
@@ -173,6 +206,7 @@ impl<P: Position> MatchBuffer<P> {
         let _ = next.ends.try_reserve_exact(room(self.ends.len()));
         let _ = next.offsets.try_reserve_exact(room(self.offsets.len()));
         let _ = next.positions.try_reserve_exact(room(self.positions.len()));
+        let _ = next.labels.try_reserve_exact(room(self.labels.len()));
         std::mem::replace(self, next)
     }
 
@@ -212,6 +246,66 @@ impl<P: Position> MatchBuffer<P> {
         RecordBatch::try_new(schema, columns).expect("columns match the schema")
     }
 
+    /// As [`MatchBuffer::into_record_batch`], for a captures-on output, plus a
+    /// column `variables` parallel to `positions`: for each position, the names of
+    /// the variables that captured it (`large_list<large_list<dictionary<int32, utf8>>>`;
+    /// `names[l]` are the names of label `l`, see
+    /// [`crate::CompiledQuery::capture_names`]).
+    pub fn into_record_batch_with_variables(mut self, first_id: u64, names: &[Vec<String>]) -> RecordBatch {
+        use arrow_array::{Array, DictionaryArray, Int32Array, StringArray};
+        // The dictionary: every name once; per label, the keys of its names.
+        let mut dict: Vec<&str> = Vec::new();
+        let keys_of: Vec<Vec<i32>> = names
+            .iter()
+            .map(|set| {
+                set.iter()
+                    .map(|n| match dict.iter().position(|d| d == n) {
+                        Some(i) => i as i32,
+                        None => {
+                            dict.push(n);
+                            (dict.len() - 1) as i32
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let labels = std::mem::take(&mut self.labels);
+        let batch = self.into_record_batch(first_id);
+        // Fresh memory, sized exactly and mapped in one call (see `memory.rs`).
+        let total: usize = labels.iter().map(|&l| keys_of[l as usize].len()).sum();
+        let mut inner_offsets = Vec::with_capacity(labels.len() + 1);
+        crate::memory::prefault_spare(&mut inner_offsets);
+        let mut keys = Vec::with_capacity(total);
+        crate::memory::prefault_spare(&mut keys);
+        inner_offsets.push(0i64);
+        for &l in &labels {
+            keys.extend_from_slice(&keys_of[l as usize]);
+            inner_offsets.push(keys.len() as i64);
+        }
+        drop(labels);
+        // The outer offsets are those of `positions`, shared, not copied.
+        let outer = batch
+            .column(3)
+            .as_any()
+            .downcast_ref::<LargeListArray>()
+            .expect("positions is a large list")
+            .offsets()
+            .clone();
+        let values = Arc::new(StringArray::from(dict));
+        let dictionary = DictionaryArray::new(Int32Array::from(keys), values);
+        let item_type = dictionary.data_type().clone();
+        let item = Arc::new(Field::new("item", item_type, false));
+        let inner =
+            LargeListArray::new(item, OffsetBuffer::new(ScalarBuffer::from(inner_offsets)), Arc::new(dictionary), None);
+        let inner_field = Arc::new(Field::new("item", inner.data_type().clone(), false));
+        let variables = LargeListArray::new(inner_field.clone(), outer, Arc::new(inner), None);
+        let mut fields: Vec<Field> = batch.schema().fields().iter().map(|f| f.as_ref().clone()).collect();
+        fields.push(Field::new("variables", DataType::LargeList(inner_field), false));
+        let mut columns = batch.columns().to_vec();
+        columns.push(Arc::new(variables));
+        RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).expect("columns match the schema")
+    }
+
     /// Adds `n` complex events with `positions` data positions to the counts.
     pub(crate) fn add_counts(&mut self, n: u64, positions: u64) {
         self.counted += n;
@@ -225,13 +319,13 @@ impl<P: Position> MatchBuffer<P> {
         let mut kept = MatchBuffer::<P>::empty();
         for i in first..self.len() {
             let m = self.get(i);
-            if seen.insert((m.start, m.positions.to_vec())) {
-                kept.push(m.start, m.end, m.positions);
+            if seen.insert((m.start, m.positions.to_vec(), m.labels.to_vec())) {
+                kept.push_match(m);
             }
         }
         self.truncate(first);
         for m in kept.iter() {
-            self.push(m.start, m.end, m.positions);
+            self.push_match(m);
         }
     }
 
@@ -244,6 +338,9 @@ impl<P: Position> MatchBuffer<P> {
         self.ends.truncate(n);
         self.offsets.truncate(n + 1);
         self.positions.truncate(self.offsets[n] as usize);
+        if !self.labels.is_empty() {
+            self.labels.truncate(self.offsets[n] as usize);
+        }
     }
 
     /// Starts a complex event; false when there is no memory for it.
@@ -276,6 +373,22 @@ impl<P: Position> MatchBuffer<P> {
         }
         self.positions.push(P::narrow(p));
         true
+    }
+
+    /// Adds a data position and its capture label, given as a node's position word
+    /// (label above [`crate::cea::LABEL_SHIFT`]); false when there is no memory.
+    #[inline]
+    pub(crate) fn push_labelled_position(&mut self, word: u64) -> bool {
+        if self.count_only {
+            self.counted_positions += 1;
+            return true;
+        }
+        if full(&self.labels) && !grow(&mut self.labels, self.whole) {
+            self.overflow = true;
+            return false;
+        }
+        self.labels.push((word >> crate::cea::LABEL_SHIFT) as u32);
+        self.push_position(word & crate::cea::POSITION_MASK)
     }
 
     /// Room for one more complex event in each per-event column (the cold part

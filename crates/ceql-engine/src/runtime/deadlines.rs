@@ -34,6 +34,8 @@ pub(crate) struct Waiting {
     start: u64,
     end: u64,
     positions: Vec<u64>,
+    /// With captures on: the capture label of each position (else empty).
+    labels: Vec<u32>,
     /// Its deadline, `ts(t_end) + d`.
     deadline: i64,
 }
@@ -115,7 +117,11 @@ impl Deadlines {
 /// Appends `m` to `out`, recording its deadline if asked to.
 fn emit<P: Position>(out: &mut MatchBuffer<P>, emitted: &mut Option<Vec<i64>>, m: &Waiting) {
     let positions: Vec<P> = m.positions.iter().map(|&p| P::narrow(p)).collect();
-    out.push(P::narrow(m.start), P::narrow(m.end), &positions);
+    if m.labels.is_empty() {
+        out.push(P::narrow(m.start), P::narrow(m.end), &positions);
+    } else {
+        out.push_labelled(P::narrow(m.start), P::narrow(m.end), &positions, &m.labels);
+    }
     if let Some(e) = emitted {
         e.push(m.deadline);
     }
@@ -154,10 +160,16 @@ impl Runtime {
     /// OUTPUT for a query with a trailing absence: the complex events of the final
     /// det-states of `next` (at `position`, time `w`) wait for their deadline instead
     /// of being emitted. Returns whether there was any.
-    pub(super) fn defer_outputs(&mut self, next: &[super::Entry], position: u64, w: i64, tau: i64) -> bool {
+    pub(super) fn defer_outputs<const CAP: bool>(
+        &mut self,
+        next: &[super::Entry],
+        position: u64,
+        w: i64,
+        tau: i64,
+    ) -> bool {
         let mut buf = std::mem::take(&mut self.scratch.deferred);
         buf.clear();
-        let any = self.emit_outputs(next, position, tau, &mut buf);
+        let any = self.emit_outputs::<u64, CAP>(next, position, tau, &mut buf);
         if !buf.is_empty() {
             let nanos = self.config.deadline.as_ref().map_or(0, |d| d.nanos);
             let horizon = self.window_horizon();
@@ -177,7 +189,13 @@ impl Runtime {
             let deadline = w.saturating_add(nanos);
             let matches = buf
                 .iter()
-                .map(|m| Waiting { start: m.start, end: m.end, positions: m.positions.to_vec(), deadline })
+                .map(|m| Waiting {
+                    start: m.start,
+                    end: m.end,
+                    positions: m.positions.to_vec(),
+                    labels: m.labels.to_vec(),
+                    deadline,
+                })
                 .collect();
             dl.queue.push_back(Pending { deadline, key, generation, horizon, matches });
         }

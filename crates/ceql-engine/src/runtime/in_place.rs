@@ -104,8 +104,13 @@ impl Runtime {
     /// Returns `None` when the event needs the general rebuild; `table` is then
     /// only pruned, which the rebuild repeats harmlessly. Otherwise returns
     /// whether `T'` may hold a final det-state.
+    ///
+    /// `CAP` (captures on): slot 0 of a successor is a list of `(label,
+    /// det-state)` pairs; the update applies when each list has one pair (one
+    /// new node per marking entry, as without captures), whose label goes into
+    /// the node's position word. Otherwise the rebuild makes one node per pair.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn update_in_place(
+    pub(super) fn update_in_place<const CAP: bool>(
         &mut self,
         table: &mut Vec<Entry>,
         dets: &mut u64,
@@ -136,6 +141,26 @@ impl Runtime {
             self.drop_ended(table, dets, expired, tau);
             return Some(any_final);
         }
+        // With captures: the single (label, det-state) of each list, or the rebuild.
+        let mut labels = [0u32; MAX_MARKING + 1];
+        let mut start_label = 0;
+        let mut start = start;
+        if CAP {
+            let cache = &self.state.cache;
+            let single = |list: crate::det::DetId| match cache.marked_list(list) {
+                &[pair] => Some(pair),
+                _ => None,
+            };
+            if start[0] != DEAD {
+                (start_label, start[0]) = single(start[0])?;
+            }
+            let marking = &mut self.scratch.marking;
+            for (item, label_slot) in marking.items[..marking.len].iter_mut().zip(&mut labels) {
+                let (label, target) = single(item.1)?;
+                item.1 = target;
+                *label_slot = label;
+            }
+        }
         // Every target must be new to this event: distinct, and not a marking entry.
         let marking = self.scratch.marking.as_slice();
         let is_marking = |t| marking.iter().any(|&(i, _)| table[i as usize].det == t);
@@ -151,12 +176,14 @@ impl Runtime {
         // Pass 2: the new nodes, computed from the lists as they were before the event.
         self.scratch.landing.clear();
         if start[0] != DEAD {
-            let node = self.state.arena.begin(position, w);
+            let word = if CAP { super::step::labelled(position, start_label) } else { position };
+            let node = self.state.arena.begin(word, w);
             self.scratch.landing.push_if((start[0], Item { node, max: w }), true);
         }
-        for &(i, target) in self.scratch.marking.as_slice() {
+        for (k, &(i, target)) in self.scratch.marking.as_slice().iter().enumerate() {
             let merged = table[i as usize].merged(&mut self.state.arena);
-            let node = self.state.arena.output(position, merged.node, merged.max);
+            let word = if CAP { super::step::labelled(position, labels[k]) } else { position };
+            let node = self.state.arena.output(word, merged.node, merged.max);
             self.scratch.landing.push_if((target, Item { node, max: merged.max }), true);
         }
         // The lists of ending runs were read above (some of them mark); now they go.

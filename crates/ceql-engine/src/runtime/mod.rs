@@ -3,6 +3,8 @@
 
 mod batch;
 mod budget;
+#[cfg(test)]
+mod captures_tests;
 mod clock;
 mod config;
 mod deadlines;
@@ -64,6 +66,10 @@ pub struct RuntimeOptions {
     pub late_time_stamps: LatePolicy,
     /// Enumerate complex events (off: only update, for benchmarks; consumption still works).
     pub enumerate: bool,
+    /// Report captures (docs/language.md#s3-2a): every output is a valuation, and
+    /// each of its positions carries the label of the variables that captured it
+    /// ([`crate::MatchBuffer::labels`]). Off: complex events, exactly as before.
+    pub captures: bool,
     /// Determinization cache budget.
     pub cache: CacheConfig,
     /// Budget of the whole state (cache, tECS arena, partitions) in bytes; `None`
@@ -82,6 +88,7 @@ impl Default for RuntimeOptions {
             time_unit_nanos: 1,
             late_time_stamps: LatePolicy::Error,
             enumerate: true,
+            captures: false,
             cache: CacheConfig::default(),
             max_state_bytes: None,
             max_delay: None,

@@ -119,7 +119,11 @@ impl Runtime {
         }
         let pid = self.state.partitions.get_or_create(&self.scratch.key_buf, self.state.reset_epoch);
         if let Some(begun) = self.settle_idle(pid, class, w, tau) {
-            self.on_event(pid, begun, class, position, w, tau, out);
+            if self.state.cache.captures() {
+                self.on_event_captures(pid, begun, class, position, w, tau, out)?;
+            } else {
+                self.on_event::<P, false>(pid, begun, class, position, w, tau, out);
+            }
         }
         self.reclaim_at(tau);
         if out.overflowed() {

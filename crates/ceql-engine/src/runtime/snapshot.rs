@@ -15,9 +15,9 @@ use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"CEQLSNAP";
 /// Current snapshot format version (5: the options carry `max_state_bytes`; 6: the
-/// complex events waiting for the deadline of a trailing absence, and the reorder
-/// buffer, appended at the end in that order, so that a version-5 payload reads as a
-/// version-6 one with no waiting event and no buffer).
+/// options carry `captures` (with captures on, the nodes' position words carry
+/// capture labels), and the state ends with the complex events waiting for the
+/// deadline of a trailing absence and the reorder buffer, in that order).
 pub const SNAPSHOT_VERSION: u32 = 6;
 
 /// Why a snapshot cannot be restored.
@@ -43,6 +43,7 @@ struct Options {
     max_clears: u32,
     min_events_per_state: u64,
     max_state_bytes: Option<u64>,
+    captures: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -112,6 +113,7 @@ impl Runtime {
                 max_clears: o.cache.max_clears,
                 min_events_per_state: o.cache.min_events_per_state,
                 max_state_bytes: o.max_state_bytes.map(|b| b as u64),
+                captures: o.captures,
             },
             position: self.state.position,
             max_w: self.state.max_w,
@@ -138,23 +140,16 @@ impl Runtime {
             return Err(SnapshotError("not a ceql snapshot".into()));
         }
         let version = u32::from_le_bytes(data[8..12].try_into().expect("4 bytes"));
-        let payload = match version {
-            SNAPSHOT_VERSION => std::borrow::Cow::Borrowed(&data[12..]),
-            // Version 5 lacks the two trailing fields: an empty deadline queue, then the
-            // reorder buffer's `None` (one 0 byte in postcard).
-            5 => {
-                let no_deadlines = postcard::to_allocvec(&super::deadlines::Deadlines::default())
-                    .map_err(|e| SnapshotError(format!("cannot upgrade a version-5 snapshot: {e}")))?;
-                std::borrow::Cow::Owned([&data[12..], &no_deadlines[..], &[0u8]].concat())
-            }
-            _ => {
-                return Err(SnapshotError(format!(
-                    "format version {version} is not supported (expected {SNAPSHOT_VERSION}, or 5)"
-                )))
-            }
-        };
-        let state: State =
-            postcard::from_bytes(&payload).map_err(|e| SnapshotError(format!("corrupt payload: {e}")))?;
+        // Version 5 (before captures, deadlines and the reorder buffer) differs inside the
+        // options, so it is refused rather than guessed.
+        if version != SNAPSHOT_VERSION {
+            return Err(SnapshotError(format!(
+                "format version {version} is not supported (expected {SNAPSHOT_VERSION}); take a new snapshot \
+                 with this version of ceql"
+            )));
+        }
+        let payload = &data[12..];
+        let state: State = postcard::from_bytes(payload).map_err(|e| SnapshotError(format!("corrupt payload: {e}")))?;
         if state.fingerprint != query.fingerprint {
             return Err(SnapshotError("it was taken from a different query (text, schema or options differ)".into()));
         }
@@ -164,6 +159,7 @@ impl Runtime {
             time_unit_nanos: o.time_unit_nanos,
             late_time_stamps: if o.late_drop { LatePolicy::Drop } else { LatePolicy::Error },
             enumerate: o.enumerate,
+            captures: o.captures,
             cache: CacheConfig {
                 max_cache_bytes: o.max_cache_bytes as usize,
                 max_det_states: o.max_det_states as usize,

@@ -39,8 +39,10 @@ impl State {
     /// The state before the first event.
     pub(crate) fn new(config: &Config) -> State {
         let q = &config.query;
+        let mut cache = DetCache::new(q.cea.clone(), q.strategy, &q.preds_per_type(), config.options.cache);
+        cache.set_captures(config.options.captures);
         State {
-            cache: DetCache::new(q.cea.clone(), q.strategy, &q.preds_per_type(), config.options.cache),
+            cache,
             arena: Arena::new(),
             partitions: Partitions::new(q.is_partitioned()),
             position: 0,

@@ -66,12 +66,49 @@ impl Runtime {
         part.virtual_det = INITIAL;
     }
 
+    /// [`Runtime::on_event`] with captures on, kept out of line so that the
+    /// captures-off step is compiled into the push exactly as without captures.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn on_event_captures<P: Position>(
+        &mut self,
+        pid: PartitionId,
+        begun: EventStart,
+        class: ClassId,
+        position: u64,
+        w: i64,
+        tau: i64,
+        out: &mut MatchBuffer<P>,
+    ) -> Result<(), crate::error::EventError> {
+        // Positions share a node's word with the capture label.
+        if position > crate::cea::POSITION_MASK {
+            return Err(crate::error::EventError::captures_overflow(position, crate::cea::POSITION_MASK));
+        }
+        self.on_event::<P, true>(pid, begun, class, position, w, tau, out);
+        Ok(())
+    }
+
     /// The rest of ON_EVENT for an event that [`Runtime::settle_idle`] did not
     /// settle: updates T (in place or by a rebuild), outputs, and applies CONSUME BY.
     /// The event's values are passed one by one, not as a struct, so that they stay
     /// in registers on the hot path.
+    ///
+    /// `CAP`: captures on (docs/language.md#s3-2a), a separate monomorphised step,
+    /// so that the captures-off step has no branch more. Slot 0 of every successor
+    /// is then a list of `(label, det-state)` pairs ([`crate::det::DetCache::marked_list`]),
+    /// and each pair gets its own output node, whose position word carries the
+    /// label. The in-place update applies when every marking entry has one label.
+    ///
+    /// Cost with captures on: an event makes at most `|labels|` output nodes per
+    /// entry of `T` instead of one, and `|labels|` is a constant of the query (the
+    /// distinct projected variable sets of its transitions), so the update stays
+    /// O(|T| · (cost(δ) + |T|)) with a larger constant. Each output node is still
+    /// an `extend` of the entry's merged list, and distinct labels give distinct
+    /// valuations, so the tECS stays duplicate-free over valuations and
+    /// Algorithm 2 keeps its output-linear delay: it reads one label per position
+    /// it writes.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn on_event<P: Position>(
+    pub(super) fn on_event<P: Position, const CAP: bool>(
         &mut self,
         pid: PartitionId,
         begun: EventStart,
@@ -90,7 +127,7 @@ impl Runtime {
 
         // Most events leave T where it is, with at most a few new nodes: update it in
         // place (in_place.rs); any other event rebuilds T' entry by entry.
-        let in_place = self.update_in_place(&mut table, &mut dets, mask, start, class, position, w, tau);
+        let in_place = self.update_in_place::<CAP>(&mut table, &mut dets, mask, start, class, position, w, tau);
         let any_final = in_place.unwrap_or(true);
         let mut next = if in_place.is_some() {
             table
@@ -99,7 +136,16 @@ impl Runtime {
             let mut next = std::mem::take(&mut self.scratch.next_table);
             // The runs that start at this event are executed first: their max,
             // w(j), is the largest, which keeps the heads of T' in non-increasing order.
-            if start[1] == DEAD && start[2] == DEAD {
+            if CAP && start[1] == DEAD && start[2] == DEAD {
+                if start[0] != DEAD {
+                    // Only marking starts: one begin node per label.
+                    for i in 0..self.state.cache.marked_list(start[0]).len() {
+                        let (label, d) = self.state.cache.marked_list(start[0])[i];
+                        let node = self.state.arena.begin(labelled(position, label), w);
+                        self.add(&mut next, d, Item { node, max: w });
+                    }
+                }
+            } else if start[1] == DEAD && start[2] == DEAD {
                 if start[0] != DEAD {
                     // Only a marking start: one begin node instead of a bottom and
                     // an output node over it.
@@ -109,7 +155,7 @@ impl Runtime {
             } else {
                 let bottom = Item { node: self.state.arena.bottom(position, w), max: w };
                 let ul = new_ulist(bottom, &mut self.scratch.pool);
-                self.exec_trans(&mut next, start, Entry::new(DEAD, ul), position);
+                self.exec_trans::<CAP>(&mut next, start, Entry::new(DEAD, ul), position);
             }
             for mut e in table.drain(..) {
                 if !prune(&mut e.ul, tau) {
@@ -117,7 +163,7 @@ impl Runtime {
                     continue;
                 }
                 let succ = self.state.cache.step(e.det, class);
-                self.exec_trans(&mut next, succ, e, position);
+                self.exec_trans::<CAP>(&mut next, succ, e, position);
             }
             self.scratch.next_table = table;
             debug_assert_eq!(self.scratch.next_dets, dets_of(&next));
@@ -135,10 +181,10 @@ impl Runtime {
         let any = any_final
             && if self.config.deadline.is_some() {
                 // A trailing absence: the complex events wait for their deadline (deadlines.rs).
-                self.defer_outputs(&next, position, w, tau)
+                self.defer_outputs::<CAP>(&next, position, w, tau)
             } else {
                 let before = out.total();
-                let any = self.emit_outputs(&next, position, tau, out);
+                let any = self.emit_outputs::<P, CAP>(&next, position, tau, out);
                 self.state.stats.matches += out.total() - before;
                 any
             };
@@ -164,11 +210,14 @@ impl Runtime {
         if part.table.is_empty() && part.virtual_det == INITIAL {
             self.state.partitions.remove(pid, &mut self.scratch.pool);
         }
+        if CAP {
+            self.state.cache.release_lists();
+        }
     }
 
     /// OUTPUT: appends to `out` the complex events of the final det-states of `next`
     /// whose start is in the window (`τ`); returns whether there was any.
-    pub(super) fn emit_outputs<P: Position>(
+    pub(super) fn emit_outputs<P: Position, const CAP: bool>(
         &mut self,
         next: &[Entry],
         position: u64,
@@ -183,12 +232,12 @@ impl Runtime {
         if self.config.facts.dedupe && out.is_counting() {
             let mut scratch = std::mem::take(&mut self.scratch.dedupe_scratch);
             scratch.clear();
-            let any = self.enumerate_finals(next, position, tau, &mut scratch);
+            let any = self.enumerate_finals::<u64, CAP>(next, position, tau, &mut scratch);
             out.add_counts(scratch.len() as u64, scratch.positions.len() as u64);
             self.scratch.dedupe_scratch = scratch;
             any
         } else {
-            self.enumerate_finals(next, position, tau, out)
+            self.enumerate_finals::<P, CAP>(next, position, tau, out)
         }
     }
 
@@ -197,7 +246,7 @@ impl Runtime {
     /// event loop (as LLVM chose for `u32` outputs) it ran 6% more instructions
     /// per call than on its own, as it stays for `u64` (callgrind, d3).
     #[inline(never)]
-    fn enumerate_finals<P: Position>(
+    fn enumerate_finals<P: Position, const CAP: bool>(
         &mut self,
         next: &[Entry],
         position: u64,
@@ -221,7 +270,8 @@ impl Runtime {
                 if budget == 0 {
                     break;
                 }
-                budget -= self.scratch.enumerator.enumerate(&self.state.arena, item, position, tau, budget, target);
+                budget -=
+                    self.scratch.enumerator.enumerate::<P, CAP>(&self.state.arena, item, position, tau, budget, target);
                 if target.overflowed() {
                     break;
                 }
@@ -238,8 +288,10 @@ impl Runtime {
     /// by output-marking transitions (a new output node), slots 1 and 2 by
     /// non-marking ones (the list itself, or its merge when the target is already
     /// in `T'`). A list that moves unchanged keeps its remembered merge.
+    /// With `CAP`, slot 0 is a list of `(label, det-state)` pairs: one labelled
+    /// output node each.
     #[inline(always)]
-    fn exec_trans(&mut self, next: &mut Vec<Entry>, succ: Succ, mut e: Entry, position: u64) {
+    fn exec_trans<const CAP: bool>(&mut self, next: &mut Vec<Entry>, succ: Succ, mut e: Entry, position: u64) {
         let [m, u1, u2, _] = succ;
         let i1 = if u1 != DEAD { self.index_of(u1) } else { None };
         if m == DEAD && u2 == DEAD && i1.is_none() {
@@ -255,7 +307,13 @@ impl Runtime {
         }
         let merged = e.merged(&mut self.state.arena);
         let ul = e.ul;
-        if m != DEAD {
+        if CAP && m != DEAD {
+            for i in 0..self.state.cache.marked_list(m).len() {
+                let (label, d) = self.state.cache.marked_list(m)[i];
+                let node = self.state.arena.output(labelled(position, label), merged.node, merged.max);
+                self.add(next, d, Item { node, max: merged.max });
+            }
+        } else if m != DEAD {
             let node = self.state.arena.output(position, merged.node, merged.max);
             self.add(next, m, Item { node, max: merged.max });
         }
@@ -337,4 +395,11 @@ impl Runtime {
         self.scratch.slot_of[d] = i as u32;
         self.scratch.next_dets |= super::partition::det_bit(d as crate::det::DetId);
     }
+}
+
+/// A node's position word with captures on: the capture label above the position.
+#[inline(always)]
+pub(super) fn labelled(position: u64, label: u32) -> u64 {
+    debug_assert!(position <= crate::cea::POSITION_MASK);
+    position | (label as u64) << crate::cea::LABEL_SHIFT
 }

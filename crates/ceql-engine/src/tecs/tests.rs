@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 fn enumerate(arena: &Arena, root: Item, end: u64, tau: i64) -> BTreeSet<(u64, Vec<u64>)> {
     let mut out = MatchBuffer::new();
-    let n = Enumerator::default().enumerate(arena, root, end, tau, u64::MAX, &mut out);
+    let n = Enumerator::default().enumerate::<_, false>(arena, root, end, tau, u64::MAX, &mut out);
     let set: BTreeSet<(u64, Vec<u64>)> = out.iter().map(|m| (m.start, m.positions.to_vec())).collect();
     assert_eq!(set.len() as u64, n, "duplicate-free enumeration");
     set
