@@ -71,3 +71,20 @@ def test_spark_refuses_a_trailing_absence_instead_of_losing_its_matches():
 
     with pytest.raises(ValueError, match="trailing ABSENT"):
         cs.detect(object(), QUERY)
+
+
+def test_a_deadline_match_keeps_its_captures():
+    # Order 2 (position 1) is never paid: reported after 11 s with o and ORDER capturing it
+    # (docs/language.md#s3-2a, #s3-3b), with and without the reorder buffer.
+    events = [
+        {"type": "ORDER", "id": 1, "t": 0},
+        {"type": "ORDER", "id": 2, "t": 1},
+        {"type": "PAYMENT", "id": 1, "t": 5},
+        {"type": "PING", "id": 9, "t": 100},
+    ]
+    q = ceql.compile(QUERY)
+    for kw in ({}, {"max_delay": 5}):
+        (m,) = q.run(events, time_field="t", time_unit="s", captures=True, **kw)
+        assert m.positions == (1,)
+        assert m.captures == {"ORDER": (1,), "o": (1,)}
+        assert m.deadline == 11 * 10**9
