@@ -6,7 +6,8 @@ and sorted DataFrame: the ratio is the cost of the engine and the glue.
 
 Streaming: the time of a micro-batch (``durationMs.triggerExecution``) for tiny
 micro-batches (the fixed overhead, beside a stateless query's), and for
-micro-batches of 10,000 events over 10 and over 10,000 keys (default settings).
+micro-batches of 10,000 events over 10 and over 10,000 keys (default settings), and
+the floor of any stateful query of that shape (a no-op ``applyInPandasWithState``).
 
     python benches/spark_bench.py [--events 1000000] [--batch-keys 1000 100000] [--keys 10000] [--master local[2]]
 
@@ -205,6 +206,7 @@ def streaming(spark, keys: int) -> None:
         run("10 keys", files=6, per_file=10_000, n_keys=10)
         run(f"{keys:,} keys", files=6, per_file=10_000, n_keys=keys)
         stateless(spark, base)
+        stateful_noop(spark, base)
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -271,6 +273,37 @@ def stateless(spark, base: Path) -> None:
     ms = [p["durationMs"]["triggerExecution"] for p in q.recentProgress if p["numInputRows"] > 0][1:]
     print(f"streaming stateless projection, 20-event micro-batches: median {statistics.median(ms):,.0f} ms "
           f"(min {min(ms):,} ms, max {max(ms):,} ms)", flush=True)
+
+
+def stateful_noop(spark, base: Path) -> None:
+    """Spark's own fixed cost per micro-batch for a stateful query shaped like
+    ``detect``'s (16 hashed buckets, ``applyInPandasWithState`` with an event-time
+    timeout) whose function does nothing but count: the floor under ``detect``."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.streaming.state import GroupStateTimeout
+
+    def count(key, pdfs, state):
+        state.update((sum(len(p) for p in pdfs),))
+        return iter(())
+
+    src = next(base.glob("tiny/in"))
+    df = spark.readStream.schema(spark.read.parquet(str(src)).schema).option("maxFilesPerTrigger", 1).parquet(str(src))
+    grouped = (
+        df.withWatermark("ts", "5 seconds")
+        .withColumn("g", F.pmod(F.xxhash64("sensor"), F.lit(16)))
+        .groupBy("g")
+        .applyInPandasWithState(count, "n long", "n long", "append", GroupStateTimeout.EventTimeTimeout)
+    )
+    q = (
+        grouped.writeStream.format("noop")
+        .option("checkpointLocation", str(base / "stateful-noop-ckpt"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    q.awaitTermination(600)
+    ms = [p["durationMs"]["triggerExecution"] for p in q.recentProgress if p["numInputRows"] > 0][1:]
+    print(f"streaming no-op applyInPandasWithState (16 buckets), 20-event micro-batches: median "
+          f"{statistics.median(ms):,.0f} ms (min {min(ms):,} ms, max {max(ms):,} ms)", flush=True)
 
 
 def main() -> int:

@@ -19,7 +19,8 @@ wrong declared type raises ``TypeError`` (docs/language.md#s1-2).
 
 Modules: ``lexer`` (docs/language.md#s2-1), ``parser`` (docs/language.md#s2-2 to #s2-3), ``nodes`` (AST), ``schema`` (docs/language.md#s1-1),
 ``checks`` (docs/language.md#s4), ``predicates`` (docs/language.md#s3-4), ``events`` (docs/language.md#s1-2 to #s1-4, #s3-8 keys), ``semantics``
-(docs/language.md#s3-2 to #s3-3), ``strategies`` (docs/language.md#s3-6), ``evaluate`` (docs/language.md#s3-7, #s3-9 to #s3-11).
+(docs/language.md#s3-2 to #s3-3), ``correlation`` (predicates between events, PREV and aggregates,
+docs/design/correlation.md), ``strategies`` (docs/language.md#s3-6), ``evaluate`` (docs/language.md#s3-7, #s3-9 to #s3-11).
 
 Spec notes
 ==========

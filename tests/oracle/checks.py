@@ -2,7 +2,8 @@
 
 Implemented: E0200, E0201, E0202, E0203, E0204, E0205, E0206, E0207, E0208 (names, windows,
 partitions), E0300 (a simple type checker, with a schema; IN-list mixing also without one) and
-E0301 (well-formedness, docs/language.md#s4-2). Lints (W04xx) are not produced. E0500 is never raised.
+E0301 (well-formedness, docs/language.md#s4-2), E0303 (a `y.attr` whose `y` some valuation leaves
+empty, docs/design/correlation.md). Lints (W04xx) are not produced. E0500 is never raised.
 """
 
 from .errors import OracleError
@@ -10,6 +11,7 @@ from .lexer import I64_MAX
 from .schema import RESERVED_FIELDS
 from . import nodes as N
 from .nodes import var_name
+from .correlation import definitely_bound, reads_other_events
 
 
 class Context:
@@ -91,12 +93,32 @@ def walk_expr(e):
 
 
 def pred_attrs(p):
+    """Attributes of the filtered variable's own events (bare names and ``PREV(a)``)."""
     out = []
     for q in walk_pred(p):
         for e in pred_exprs(q):
             for x in walk_expr(e):
-                if isinstance(x, N.Attr) and x.name not in out:
+                if isinstance(x, (N.Attr, N.Prev)) and x.name not in out:
                     out.append(x.name)
+    return out
+
+
+def other_reads(p):
+    """The ``y.attr`` and aggregate nodes of a predicate (they read other variables)."""
+    return [x for q in walk_pred(p) for e in pred_exprs(q) for x in walk_expr(e) if isinstance(x, (N.Ref, N.Agg))]
+
+
+def under_not(node, inside=False):
+    """Ids of the CEL nodes inside a NOT."""
+    out = set()
+    if inside:
+        out.add(id(node))
+    if isinstance(node, N.Not):
+        out |= under_not(node.inner, True)
+    elif isinstance(node, (N.As, N.Plus, N.Filter)):
+        out |= under_not(node.child, inside)
+    elif isinstance(node, (N.Seq, N.Or)):
+        out |= under_not(node.left, inside) | under_not(node.right, inside)
     return out
 
 
@@ -189,19 +211,39 @@ def check_query(q, schema):
         elif isinstance(n, N.Filter):
             for term in filter_terms(n.theta):
                 check_var(term.var)
+                for x in other_reads(term.pred):
+                    check_var(x.var)
     if isinstance(q.select, list):
         for var in q.select:
             check_var(var)
+    for _, agg in q.measures:
+        check_var(agg.var)
+    # NOT (and ABSENT) read one event: their filters cannot read other variables.
+    inside_not = under_not(q.where)
+    for n in nodes_:
+        if isinstance(n, N.Filter) and id(n) in inside_not:
+            for term in filter_terms(n.theta):
+                if reads_other_events(term.pred):
+                    raise OracleError("E0301", "a filter inside NOT reads another event")
 
     # ---- names: attributes (E0204), windows (E0206), partitions (E0207)
     # `type` and `stream` name the event's type and stream, not attributes (docs/language.md#s1-2).
     for n in nodes_:
         if isinstance(n, N.Filter):
             for term in filter_terms(n.theta):
-                for a in pred_attrs(term.pred):
+                for a in pred_attrs(term.pred) + [x.name for x in other_reads(term.pred) if x.name is not None]:
                     if a in RESERVED_FIELDS:
                         raise OracleError("E0204", "`%s` is not an attribute" % a)
     types_cache = {}
+
+    def check_read_attr(x):
+        if x.name is None:
+            return
+        tys = capturable(ctx, x.var, nodes_)
+        types_cache[(x.var, "types")] = tys
+        if not any(x.name in schema.attrs(s, t) for (s, t) in tys):
+            raise OracleError("E0204", "attribute `%s` not declared for `%s`" % (x.name, x.var))
+
     if schema is not None:
         for n in nodes_:
             if isinstance(n, N.Filter):
@@ -211,6 +253,10 @@ def check_query(q, schema):
                     for a in pred_attrs(term.pred):
                         if not any(a in schema.attrs(s, t) for (s, t) in tys):
                             raise OracleError("E0204", "attribute `%s` not declared for `%s`" % (a, var_name(term.var)))
+                    for x in other_reads(term.pred):
+                        check_read_attr(x)
+        for _, agg in q.measures:
+            check_read_attr(agg)
     w = q.window
     if w is not None:
         if w[0] == "ATTR":
@@ -245,14 +291,32 @@ def check_query(q, schema):
                             raise OracleError("E0300", "IN list mixes strings and numbers")
                 if schema is not None:
                     attr_cat = attr_categories(schema, types_cache[id(term)], pred_attrs(term.pred))
+                    for x in other_reads(term.pred):
+                        if x.name is not None:
+                            tys = types_cache[(x.var, "types")]
+                            attr_cat[(x.var, x.name)] = attr_categories(schema, tys, [x.name])[x.name]
                     type_pred(term.pred, attr_cat)
+    if schema is not None:
+        for _, agg in q.measures:
+            if agg.name is not None:
+                cat = attr_categories(schema, types_cache[(agg.var, "types")], [agg.name])
+                type_expr(agg, {(agg.var, agg.name): cat[agg.name]})
 
-    # ---- scope (E0301)
+    # ---- scope (E0301; E0303 for `y.attr`, whose y every valuation must bind)
     for n in nodes_:
         if isinstance(n, N.Filter):
             for term in filter_terms(n.theta):
                 if not is_bindable(ctx, term.var, n.child):
                     raise OracleError("E0301", "`%s` cannot be bound by the filtered formula" % var_name(term.var))
+                for x in other_reads(term.pred):
+                    if not is_bindable(ctx, x.var, n.child):
+                        raise OracleError("E0301", "`%s` cannot be bound by the filtered formula" % x.var)
+                    if isinstance(x, N.Ref) and x.var not in definitely_bound(n.child):
+                        raise OracleError("E0303", "`%s.%s`: some match of the filtered formula binds no `%s`"
+                                          % (x.var, x.name, x.var))
+    for _, agg in q.measures:
+        if not is_bindable(ctx, agg.var, q.where):
+            raise OracleError("E0301", "`%s` cannot be bound by the query" % agg.var)
     return ctx
 
 
@@ -296,8 +360,19 @@ def _lit_cat(v):
 def type_expr(e, cats):
     if isinstance(e, N.Lit):
         return _lit_cat(e.value)
-    if isinstance(e, N.Attr):
+    if isinstance(e, (N.Attr, N.Prev)):
         return cats[e.name]
+    if isinstance(e, N.Ref):
+        return cats[(e.var, e.name)]
+    if isinstance(e, N.Agg):
+        if e.func == "count":
+            return "num"
+        c = cats[(e.var, e.name)]
+        if e.func in ("first", "last"):
+            return c
+        if c != "num":
+            raise OracleError("E0300", "%s over the non-numeric `%s.%s`" % (e.func, e.var, e.name))
+        return "num"
     if isinstance(e, N.Unary):
         if type_expr(e.expr, cats) != "num":
             raise OracleError("E0300", "unary %s on a non-numeric operand" % e.op)

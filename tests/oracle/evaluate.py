@@ -2,6 +2,7 @@
 WITHIN, projection, CONSUME BY; LIMIT is only recorded (outputs are the pre-LIMIT sets O_j)."""
 
 from .checks import check_query, walk_cel, filter_terms
+from .correlation import measures, reads_other_events
 from .events import ingest, partition_key
 from .parser import parse_query
 from .predicates import eval_pred
@@ -16,16 +17,19 @@ class OracleResult:
     (start, sorted tuple of data positions); limit: the query's LIMIT n (or None).
 
     With captures (docs/language.md#s3-2a), O_j is a set of (start, valuation), where the
-    valuation is a sorted tuple of (position, sorted tuple of variable names)."""
+    valuation is a sorted tuple of (position, sorted tuple of variable names). With measures
+    in the SELECT list (docs/design/correlation.md), the tuple of (name, value) measures is a
+    third member."""
 
     def __init__(self, outputs, limit):
         self.outputs = outputs
         self.limit = limit
 
     def matches(self):
-        """All complex events (start, end, positions) sorted by end, start, positions."""
-        return sorted(((s, j, d) for j, o in self.outputs.items() for (s, d) in o),
-                      key=lambda m: (m[1], m[0], m[2]))
+        """All complex events (start, end, positions) sorted by end, start, positions; with
+        measures in the SELECT list, (start, end, positions, ((name, value), ...))."""
+        out = [(o_[0], j) + tuple(o_[1:]) for j, o in self.outputs.items() for o_ in o]
+        return sorted(out, key=lambda m: (m[1], m[0], m[2], repr(m[3:])))
 
     def __repr__(self):
         return "OracleResult(%r, limit=%r)" % (self.matches(), self.limit)
@@ -111,6 +115,8 @@ def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns"
     for node in walk_cel(q.where):
         if isinstance(node, N.Filter):
             for term in filter_terms(node.theta):
+                if reads_other_events(term.pred):
+                    continue  # tested per valuation (correlation.satisfies)
                 for p in sorted(_binding_events(node.child, term.var, evs, accepted)):
                     table[(id(term), p)] = eval_pred(term.pred, evs[p].attrs)
 
@@ -177,7 +183,10 @@ def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns"
         xs = [v for v in by_end.get(j, []) if v.start > r]
         ys = select(strategy, xs, substreams[k])
         ws = [v for v in ys if in_window(v)]
-        o = {(v.start, output_of(v)) for v in ws}
+        if q.measures:
+            o = {(v.start, output_of(v), measures(q, v, evs)) for v in ws}
+        else:
+            o = {(v.start, output_of(v)) for v in ws}
         if o:
             outputs[j] = o
             if q.consume == "ANY" or (q.consume == "PARTITION" and not q.partition):

@@ -21,7 +21,7 @@ I64_MAX = 2 ** 63 - 1
 Token = namedtuple("Token", "kind value quoted offset")
 
 # longest symbols first
-SYMBOLS = [":+", "<=", ">=", "==", "!=", "<>", "..",
+SYMBOLS = [":+", "<=", ">=", "==", "!=", "<>", "..", ".",
            "(", ")", "[", "]", "{", "}", ",", ";", ":", "+", "-", "*", "/", "%", "<", ">", "="]
 
 WHITESPACE = " \t\r\n\x0b"

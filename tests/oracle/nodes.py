@@ -146,6 +146,27 @@ class Attr:
 
 
 @dataclass(eq=False)
+class Ref:
+    """``y.attr``: an attribute of an event of another variable (docs/design/correlation.md)."""
+    var: str
+    name: str
+
+
+@dataclass(eq=False)
+class Prev:
+    """``PREV(attr)``: the attribute of the previous event of the filtered variable."""
+    name: str
+
+
+@dataclass(eq=False)
+class Agg:
+    """``count(y)`` (``name`` None) or ``sum|avg|min|max|first|last(y.attr)``."""
+    func: str  # lower case
+    var: str
+    name: Optional[str]
+
+
+@dataclass(eq=False)
 class Unary:
     op: str  # '+' or '-'
     expr: Any
@@ -170,6 +191,7 @@ class Query:
     window: Any = None  # None | ('EVENTS', n) | ('ATTR', n, attr) | ('TIME', ns)
     consume: str = "NONE"  # NONE ANY PARTITION
     limit: Optional[int] = None
+    measures: List[Tuple[str, Any]] = field(default_factory=list)  # (name, Agg) of the SELECT list
 
 
 # ---------------------------------------------------------------- printing (fully parenthesised)
@@ -216,6 +238,12 @@ def show(n):
         return repr(n.value)
     if isinstance(n, Attr):
         return n.name
+    if isinstance(n, Ref):
+        return "%s.%s" % (n.var, n.name)
+    if isinstance(n, Prev):
+        return "PREV(%s)" % n.name
+    if isinstance(n, Agg):
+        return "%s(%s)" % (n.func, n.var if n.name is None else "%s.%s" % (n.var, n.name))
     if isinstance(n, Unary):
         return "(%s%s)" % (n.op, show(n.expr))
     if isinstance(n, Bin):

@@ -14,6 +14,9 @@ from .lexer import tokenize, I64_MAX
 from . import nodes as N
 
 
+#: Aggregate functions (docs/design/correlation.md); `max` and `last` are keywords elsewhere.
+AGGREGATES = frozenset(["count", "sum", "avg", "min", "max", "first", "last"])
+
 class ParseFail(Exception):
     """Internal: a syntax error (possibly recovered from by backtracking)."""
 
@@ -138,10 +141,23 @@ class Parser:
             limit = self.next().value
         if self.peek().kind != "EOF":
             self.fail("end of query")
-        return N.Query(strategy, select, from_streams, where, partition, window, consume, limit)
+        measures = []
+        if isinstance(select, list):
+            def is_measure(x):
+                return isinstance(x, tuple) and len(x) == 3
+            measures = [(m[1], m[2]) for m in select if is_measure(m)]
+            variables = [x for x in select if not is_measure(x)]
+            if "*" in variables:
+                if len(variables) > 1:
+                    self.fail("`*` alone or with measures only")
+                select = "*"
+            else:
+                # only measures: no variable is listed, so no position is reported
+                select = variables if variables else "NONE"
+        return N.Query(strategy, select, from_streams, where, partition, window, consume, limit, measures)
 
     def select_list(self):
-        if self.is_sym("*"):
+        if self.is_sym("*") and not self.is_sym(",", 1):
             self.next()
             return "*"
         if self.is_kw("NONE"):
@@ -153,7 +169,32 @@ class Parser:
             items.append(self.select_item())
         return items
 
+    def aggregate_follows(self):
+        """An aggregate call (``count(``, ``max(``, ...) starts at the current token."""
+        t = self.peek()
+        name = t.value.lower() if t.kind in ("IDENT", "KW") and not t.quoted else None
+        return name in AGGREGATES and self.is_sym("(", 1)
+
+    def aggregate(self):
+        """count(y) | sum|avg|min|max|first|last(y.attr)"""
+        func = self.next().value.lower()
+        self.expect_sym("(")
+        var = self.expect_ident()
+        name = None
+        if func != "count":
+            self.expect_sym(".")
+            name = self.expect_ident()
+        self.expect_sym(")")
+        return N.Agg(func, var, name)
+
     def select_item(self):
+        if self.aggregate_follows():  # a measure: aggregate AS name
+            agg = self.aggregate()
+            self.expect_kw("AS")
+            return ("measure", self.expect_ident(), agg)
+        if self.is_sym("*"):
+            self.next()
+            return "*"
         var = self.qname()
         if self.is_sym("["):  # payload projection: positions are unaffected
             self.next()
@@ -470,6 +511,18 @@ class Parser:
         if t.kind == "STRING":
             self.next()
             return N.Lit(t.value)
+        if self.aggregate_follows():
+            return self.aggregate()
+        if t.kind == "IDENT" and not t.quoted and t.value.upper() == "PREV" and self.is_sym("(", 1):
+            self.next()
+            self.next()
+            name = self.expect_ident()
+            self.expect_sym(")")
+            return N.Prev(name)
+        if t.kind == "IDENT" and self.is_sym(".", 1) and self.peek(2).kind == "IDENT":
+            self.next()
+            self.next()
+            return N.Ref(t.value, self.next().value)
         if t.kind == "IDENT":
             self.next()
             if not t.quoted and t.value.upper() == "TRUE":

@@ -98,14 +98,20 @@ def arith(op, a, b):
     return math.fmod(x, y)
 
 
-def eval_expr(e, attrs):
-    """Value of an expression on an event whose attributes are ``attrs`` (missing = NULL)."""
+def eval_expr(e, attrs, env=None):
+    """Value of an expression on an event whose attributes are ``attrs`` (missing = NULL).
+    ``env`` resolves the terms that read other events (``y.attr``, ``PREV(attr)``,
+    aggregates; see ``correlation``); unary predicates have none."""
     if isinstance(e, N.Lit):
         return e.value
     if isinstance(e, N.Attr):
         return attrs.get(e.name)
+    if isinstance(e, (N.Ref, N.Prev, N.Agg)):
+        if env is None:
+            raise AssertionError("%s outside a predicate between events" % N.show(e))
+        return env.value(e)
     if isinstance(e, N.Unary):
-        v = eval_expr(e.expr, attrs)
+        v = eval_expr(e.expr, attrs, env)
         if v is None:
             return None
         if not is_num(v):
@@ -114,7 +120,7 @@ def eval_expr(e, attrs):
             return v
         return _i64(-v) if kind(v) == "int" else -v
     if isinstance(e, N.Bin):
-        return arith(e.op, eval_expr(e.left, attrs), eval_expr(e.right, attrs))
+        return arith(e.op, eval_expr(e.left, attrs, env), eval_expr(e.right, attrs, env))
     raise AssertionError("unknown expression %r" % (e,))
 
 
@@ -146,36 +152,36 @@ def compare(op, a, b):
     return {"<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y, "=": x == y, "!=": x != y}[op]
 
 
-def eval_pred(p, attrs):
+def eval_pred(p, attrs, env=None):
     """Truth value (True / False / None = UNKNOWN) of predicate ``p`` on an event."""
     if isinstance(p, N.PAnd):
-        return and3(eval_pred(p.left, attrs), eval_pred(p.right, attrs))
+        return and3(eval_pred(p.left, attrs, env), eval_pred(p.right, attrs, env))
     if isinstance(p, N.POr):
-        return or3(eval_pred(p.left, attrs), eval_pred(p.right, attrs))
+        return or3(eval_pred(p.left, attrs, env), eval_pred(p.right, attrs, env))
     if isinstance(p, N.PNot):
-        return not3(eval_pred(p.child, attrs))
+        return not3(eval_pred(p.child, attrs, env))
     if isinstance(p, N.Cmp):
-        return compare(p.op, eval_expr(p.left, attrs), eval_expr(p.right, attrs))
+        return compare(p.op, eval_expr(p.left, attrs, env), eval_expr(p.right, attrs, env))
     if isinstance(p, N.Like):
-        v = eval_expr(p.expr, attrs)
+        v = eval_expr(p.expr, attrs, env)
         if v is None:
             return None
         if kind(v) != "str":
             _type_error("LIKE", v)
         return p.regex.search(v) is not None
     if isinstance(p, N.InSet):
-        return _in_set(p, eval_expr(p.expr, attrs))
+        return _in_set(p, eval_expr(p.expr, attrs, env))
     if isinstance(p, N.InRange):
-        v = eval_expr(p.expr, attrs)
-        lo = eval_expr(p.lo, attrs)
-        hi = eval_expr(p.hi, attrs)
+        v = eval_expr(p.expr, attrs, env)
+        lo = eval_expr(p.lo, attrs, env)
+        hi = eval_expr(p.hi, attrs, env)
         if v is None or lo is None or hi is None:
             return None
         if not (is_num(v) and is_num(lo) and is_num(hi)):
             _type_error("IN RANGE", v, lo, hi)
         return and3(compare("<=", lo, v), compare("<=", v, hi))
     if isinstance(p, N.Bare):
-        v = eval_expr(p.expr, attrs)
+        v = eval_expr(p.expr, attrs, env)
         if v is None:
             return None
         if kind(v) != "bool":

@@ -113,6 +113,10 @@ class SubstreamSemantics:
 
     def satisfies(self, v, theta):
         if isinstance(theta, N.FTerm):
+            from . import correlation  # imports this module
+
+            if correlation.reads_other_events(theta.pred):
+                return correlation.satisfies(v, theta, self.events)
             # for-all over mu(X): vacuously true when X is unbound
             return all(self.truth(theta, p) is True for p in positions_of(v, theta.var))
         if isinstance(theta, N.FAnd):

@@ -5,7 +5,7 @@
 
 use crate::det::DetId;
 use crate::tecs::{Arena, Item, NodeRef, UnionList};
-use std::collections::HashMap;
+use std::hash::BuildHasher;
 
 /// One entry of `T`: an active det-state and its union-list.
 ///
@@ -109,8 +109,9 @@ const NIL: PartitionId = u32::MAX;
 /// The evaluation state of one substream.
 #[derive(Debug, Default)]
 pub struct Partition {
-    /// Encoded key.
-    pub key: Box<[u8]>,
+    /// Encoded key. A freed slot keeps the buffer (and the table's), so that a
+    /// stream of short-lived keys reuses them instead of allocating per key.
+    pub key: Vec<u8>,
     /// `T`, in insertion order.
     pub table: Vec<Entry>,
     /// Reset epoch the table belongs to (`CONSUME BY ANY` is applied lazily).
@@ -139,7 +140,11 @@ pub struct Partition {
 pub struct Partitions {
     slots: Vec<Partition>,
     free: Vec<PartitionId>,
-    index: HashMap<Box<[u8]>, PartitionId, foldhash::fast::RandomState>,
+    /// Live keyed partitions by the hash of their key; the key itself is read from
+    /// the slot, so it is stored once (a map from key to id copied it into a second
+    /// allocation per partition).
+    index: hashbrown::HashTable<PartitionId>,
+    hasher: foldhash::fast::RandomState,
     /// Most recently touched.
     head: PartitionId,
     /// Least recently touched.
@@ -153,11 +158,12 @@ pub struct Partitions {
 }
 
 /// Approximate heap bytes of a keyed partition with a key of `key_len` bytes: its
-/// slot, the key stored twice (slot and index), an index entry, and an allowance
-/// for a small table. Tables are bounded by the number of det-states and are
-/// usually a few entries; this estimate is what the state budget counts.
+/// slot, its key, an index entry, and an allowance for a small table. Tables are
+/// bounded by the number of det-states and are usually a few entries; this
+/// estimate is what the state budget counts.
 fn partition_bytes(key_len: usize) -> usize {
-    std::mem::size_of::<Partition>() + 2 * key_len + 32 + 64
+    // The index holds an id and a control byte per partition: 8 bytes with slack.
+    std::mem::size_of::<Partition>() + key_len + 8 + 64
 }
 
 impl Partitions {
@@ -167,7 +173,8 @@ impl Partitions {
         let mut p = Partitions {
             slots: Vec::new(),
             free: Vec::new(),
-            index: HashMap::default(),
+            index: hashbrown::HashTable::new(),
+            hasher: foldhash::fast::RandomState::default(),
             head: NIL,
             tail: NIL,
             keyed,
@@ -188,32 +195,32 @@ impl Partitions {
         if !self.keyed {
             return 0;
         }
-        if let Some(&id) = self.index.get(key) {
+        let hash = self.hasher.hash_one(key);
+        let slots = &self.slots;
+        if let Some(&id) = self.index.find(hash, |&id| *slots[id as usize].key == *key) {
             return id;
         }
-        let part = Partition {
-            key: key.into(),
-            table: Vec::new(),
-            dets: 0,
-            epoch,
-            last_w: i64::MIN,
-            virtual_det: crate::det::INITIAL,
-            prev: NIL,
-            next: NIL,
-            live: true,
-            evicted: false,
-        };
         let id = match self.free.pop() {
-            Some(id) => {
-                self.slots[id as usize] = part;
-                id
-            }
+            Some(id) => id,
             None => {
-                self.slots.push(part);
+                self.slots.push(Partition::default());
                 (self.slots.len() - 1) as PartitionId
             }
         };
-        self.index.insert(key.into(), id);
+        let p = &mut self.slots[id as usize];
+        debug_assert!(!p.live && p.table.is_empty());
+        p.key.clear();
+        p.key.extend_from_slice(key);
+        p.dets = 0;
+        p.epoch = epoch;
+        p.last_w = i64::MIN;
+        p.virtual_det = crate::det::INITIAL;
+        p.prev = NIL;
+        p.next = NIL;
+        p.live = true;
+        p.evicted = false;
+        let (slots, hasher) = (&self.slots, &self.hasher);
+        self.index.insert_unique(hash, id, |&id| hasher.hash_one(&*slots[id as usize].key));
         self.created += 1;
         self.bytes += partition_bytes(key.len());
         id
@@ -279,19 +286,28 @@ impl Partitions {
         p.next = NIL;
     }
 
-    /// Removes a keyed partition, returning its table's buffers to `pool`.
+    /// Removes a keyed partition, returning its table's union-lists to `pool`. The
+    /// slot keeps its key and table buffers for the next partition created in it.
     pub fn remove(&mut self, id: PartitionId, pool: &mut Vec<UnionList>) {
         if !self.keyed {
             return;
         }
         self.unlink(id);
-        let p = std::mem::take(&mut self.slots[id as usize]);
+        let hash = self.hasher.hash_one(&*self.slots[id as usize].key);
+        match self.index.find_entry(hash, |&other| other == id) {
+            Ok(entry) => {
+                entry.remove();
+            }
+            Err(_) => unreachable!("a live keyed partition is in the index"),
+        }
+        let p = &mut self.slots[id as usize];
         if p.evicted {
+            p.evicted = false;
             self.evicted -= 1;
         }
-        self.index.remove(&p.key);
+        p.live = false;
         self.bytes -= partition_bytes(p.key.len());
-        pool.extend(p.table.into_iter().map(|e| e.ul));
+        pool.extend(p.table.drain(..).map(|e| e.ul));
         self.free.push(id);
     }
 
@@ -373,7 +389,7 @@ impl Partitions {
             p.prev != NIL || p.next != NIL || self.head == id
         };
         let mut out: Vec<&Partition> =
-            self.index.values().filter(|&&id| !linked(id)).map(|&id| &self.slots[id as usize]).collect();
+            self.index.iter().filter(|&&id| !linked(id)).map(|&id| &self.slots[id as usize]).collect();
         out.sort_by(|a, b| (a.last_w, &a.key).cmp(&(b.last_w, &b.key)));
         out
     }
