@@ -64,7 +64,10 @@ impl Driver {
 
     /// A fresh evaluation of the query, with enumeration on or off.
     fn runtime(&self, enumerate: bool) -> Runtime {
-        Runtime::new(self.query.clone(), RuntimeOptions { enumerate, captures: self.captures, ..RuntimeOptions::default() })
+        Runtime::new(
+            self.query.clone(),
+            RuntimeOptions { enumerate, captures: self.captures, ..RuntimeOptions::default() },
+        )
     }
 
     /// Pushes the events `events` (type indexes) into `rt`; `after` runs after each.

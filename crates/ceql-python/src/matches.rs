@@ -5,8 +5,8 @@
 //! small object each and no copy of their positions.
 
 use ceql_engine::MatchBuffer;
-use pyo3::prelude::*;
 use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use std::sync::Arc;
 
@@ -183,11 +183,8 @@ pub fn to_match_list<'py>(
     names: Option<&Arc<Vec<Vec<String>>>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let n = buf.len();
-    let shared = Arc::new(Shared {
-        buf: std::mem::take(buf),
-        source: source.map(|s| s.clone_ref(py)),
-        names: names.cloned(),
-    });
+    let shared =
+        Arc::new(Shared { buf: std::mem::take(buf), source: source.map(|s| s.clone_ref(py)), names: names.cloned() });
     let items = (0..n).map(|index| Match { shared: shared.clone(), index });
     let objs: Vec<Bound<'py, Match>> = items.map(|m| Bound::new(py, m)).collect::<PyResult<_>>()?;
     PyList::new(py, objs)

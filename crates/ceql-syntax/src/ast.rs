@@ -630,7 +630,9 @@ impl Pred {
     /// `PREV(attr)`, an aggregate): such a predicate is tested per valuation, not per event.
     pub fn reads_other_events(&self) -> bool {
         let mut found = false;
-        self.for_each_expr(&mut |e| found |= matches!(e.kind, ExprKind::Ref { .. } | ExprKind::Prev(_) | ExprKind::Agg(_)));
+        self.for_each_expr(&mut |e| {
+            found |= matches!(e.kind, ExprKind::Ref { .. } | ExprKind::Prev(_) | ExprKind::Agg(_))
+        });
         found
     }
 

@@ -43,10 +43,7 @@ fn measures_in_the_select_list() {
     // Measures only: no variable is listed, so no position is reported (as NONE).
     let only = parse_query_text("SELECT count(b) AS n FROM S WHERE B AS b").unwrap();
     assert!(matches!(only.query.select, SelectList::None(_)) && only.query.measures.len() == 1);
-    assert_eq!(
-        printed("SELECT *, count(b) AS n FROM S WHERE B AS b"),
-        "SELECT *, count(b) AS n FROM S WHERE (B AS b)"
-    );
+    assert_eq!(printed("SELECT *, count(b) AS n FROM S WHERE B AS b"), "SELECT *, count(b) AS n FROM S WHERE (B AS b)");
     printed("SELECT a, max(b.v) AS top, last(b.v) AS l FROM S WHERE A AS a ; B AS b");
 }
 

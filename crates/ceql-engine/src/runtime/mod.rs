@@ -7,12 +7,15 @@ mod budget;
 mod captures_tests;
 mod clock;
 mod config;
+#[cfg(test)]
+mod correlation_tests;
 mod in_place;
 mod ingest;
 #[cfg(test)]
 mod narrow_output_tests;
 mod partition;
 mod push;
+mod residual;
 #[cfg(test)]
 mod runs_model_tests;
 mod scratch;

@@ -15,8 +15,9 @@ use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"CEQLSNAP";
 /// Current snapshot format version (6: the options carry `captures`; with captures
-/// on, the nodes' position words carry capture labels).
-pub const SNAPSHOT_VERSION: u32 = 6;
+/// on, the nodes' position words carry capture labels; 7: the attribute values kept
+/// for filters between events).
+pub const SNAPSHOT_VERSION: u32 = 7;
 
 /// Why a snapshot cannot be restored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,6 +73,8 @@ struct State {
     /// Partitions whose runs all expired but whose virtual run keeps strategy
     /// state (NEXT/LAST/MAX): off the idle list, still compared with (docs/language.md#s3-6).
     evicted: Vec<PartitionState>,
+    /// Filters between events: the stored attribute values by position.
+    values: Vec<(u64, Vec<crate::value::Value>)>,
 }
 
 impl Runtime {
@@ -119,6 +122,7 @@ impl Runtime {
             nodes,
             partitions,
             evicted,
+            values: self.state.values.export(),
         };
         let mut out = MAGIC.to_vec();
         out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
@@ -164,6 +168,7 @@ impl Runtime {
         rt.state.stats = state.stats;
         rt.state.cache.restore_stats(state.cache_stats);
         rt.state.coordinate_marks = state.coordinate_marks.into_iter().collect();
+        rt.state.values = crate::residual::ValueStore::import(state.values);
         if state.arena_base % crate::tecs::CHUNK_NODES as u64 != 0 {
             return Err(SnapshotError("arena base is not chunk-aligned".into()));
         }

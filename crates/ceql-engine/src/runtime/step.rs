@@ -221,6 +221,9 @@ impl Runtime {
         tau: i64,
         out: &mut MatchBuffer<P>,
     ) -> bool {
+        if CAP && self.config.facts.residual {
+            return self.emit_tested(next, position, tau, out);
+        }
         // MAX under a partial projection: incomparable maximal runs (different
         // det-states) can project to the same complex event; the output is a set,
         // so enumerate everything, remove duplicates, then apply LIMIT.

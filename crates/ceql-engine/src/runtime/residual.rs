@@ -1,0 +1,116 @@
+//! OUTPUT with filters between events (docs/design/correlation.md §3.2): the
+//! valuations of the final det-states are enumerated with their capture labels,
+//! tested against the residual filters, projected as the user asked, and appended
+//! without repeats (captures off: equal complex events are one output), up to LIMIT.
+
+use super::partition::Entry;
+use super::Runtime;
+use crate::output::{MatchBuffer, Position};
+use crate::predicate::Row;
+use crate::residual::Valuation;
+use crate::schema::TypeId;
+use std::collections::HashSet;
+
+impl Runtime {
+    /// Keeps the attribute values the residual filters read for the event at `position`.
+    #[inline(never)]
+    pub(super) fn store_values<R: Row + ?Sized>(&mut self, ty: TypeId, row: &R, position: u64) {
+        if ty == crate::det::OTHER_TYPE {
+            return; // never captured
+        }
+        let plan = self.config.query.residual.as_ref().expect("a residual query");
+        self.state.values.push(position, plan.row(ty, row));
+    }
+
+    /// OUTPUT for a query with residual filters; returns whether some valuation passed.
+    /// A type error between events stops the test; the push reports it.
+    #[inline(never)]
+    pub(super) fn emit_tested<P: Position>(
+        &mut self,
+        next: &[Entry],
+        position: u64,
+        tau: i64,
+        out: &mut MatchBuffer<P>,
+    ) -> bool {
+        let plan = self.config.query.residual.clone().expect("a residual query");
+        let mut candidates = std::mem::take(&mut self.scratch.candidates);
+        candidates.clear();
+        for e in next {
+            if !self.state.cache.is_final(e.det) || e.head_max() < tau {
+                continue;
+            }
+            for &item in &e.ul {
+                self.scratch.enumerator.enumerate::<u64, true>(
+                    &self.state.arena,
+                    item,
+                    position,
+                    tau,
+                    u64::MAX,
+                    &mut candidates,
+                );
+            }
+        }
+        let user_captures = self.config.options.captures;
+        let store_output = self.config.options.enumerate;
+        let mut left = self.config.facts.limit;
+        let mut seen: HashSet<(u64, Vec<u64>, Vec<u32>)> = HashSet::new();
+        let mut any = false;
+        let (mut kept, mut kept_labels) = (Vec::new(), Vec::new());
+        'valuations: for m in candidates.iter() {
+            let labels = m.labels;
+            let captures = |i: usize, v: crate::analyze::VarId| plan.captures(labels[i], v);
+            let valuation = Valuation { positions: m.positions, captures: &captures };
+            let mut pass = true;
+            for f in &plan.filters {
+                match f.holds(&valuation, &self.state.values) {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        pass = false;
+                        break;
+                    }
+                    Err(e) => {
+                        self.scratch.residual_error = Some(e);
+                        break 'valuations;
+                    }
+                }
+            }
+            if !pass {
+                continue;
+            }
+            any = true;
+            if !store_output || left == 0 {
+                continue;
+            }
+            // The user's projection (and captures, if asked for).
+            kept.clear();
+            kept_labels.clear();
+            for (i, &p) in m.positions.iter().enumerate() {
+                let l = plan.to_user[labels[i] as usize];
+                if l != 0 {
+                    kept.push(p);
+                    kept_labels.push(if user_captures { l } else { 0 });
+                }
+            }
+            if !seen.insert((m.start, kept.clone(), kept_labels.clone())) {
+                continue;
+            }
+            if !out.begin(m.start, position) {
+                break;
+            }
+            for (&p, &l) in kept.iter().zip(&kept_labels) {
+                let ok = if user_captures {
+                    out.push_labelled_position(p | (l as u64) << crate::cea::LABEL_SHIFT)
+                } else {
+                    out.push_position(p)
+                };
+                if !ok {
+                    break;
+                }
+            }
+            out.finish();
+            left -= 1;
+        }
+        self.scratch.candidates = candidates;
+        any
+    }
+}
