@@ -110,13 +110,10 @@ impl Runtime {
         // Accepted coordinates never decrease, so `w` is now `max_w` and this is the
         // threshold of both the event and the reclamation after it.
         let tau = self.threshold(w);
-        if self.config.facts.residual {
-            self.store_values(ty, row, position);
-        }
         let pid = self.state.partitions.get_or_create(&self.scratch.key_buf, self.state.reset_epoch);
         if let Some(begun) = self.settle_idle(pid, class, w, tau) {
             if self.state.cache.captures() {
-                self.on_event_captures(pid, begun, class, position, w, tau, out)?;
+                self.on_event_captures(pid, begun, class, position, w, tau, (ty, row), out)?;
                 if let Some(e) = self.scratch.residual_error.take() {
                     return Err(EventError::new(position, e.field, type_name(self).as_deref(), e.message));
                 }
@@ -125,10 +122,6 @@ impl Runtime {
             }
         }
         self.reclaim_at(tau);
-        if self.config.facts.residual {
-            let horizon = self.horizon();
-            self.state.values.trim(horizon);
-        }
         if out.overflowed() {
             return Err(EventError::out_of_memory(position));
         }

@@ -12,9 +12,15 @@ use crate::schema::TypeId;
 use std::collections::HashSet;
 
 impl Runtime {
-    /// Keeps the attribute values the residual filters read for the event at `position`.
+    /// Keeps the attribute values the residual filters read for the event at
+    /// `position`, after forgetting those no future output can contain (the rows
+    /// before [`Runtime::horizon`]: the store is trimmed with the window).
     #[inline(never)]
     pub(super) fn store_values<R: Row + ?Sized>(&mut self, ty: TypeId, row: &R, position: u64) {
+        // The position is committed, so `horizon` speaks for the next event; this
+        // event's outputs may start one position earlier (`WITHIN n EVENTS`).
+        let horizon = self.horizon().saturating_sub(1);
+        self.state.values.trim(horizon);
         if ty == crate::det::OTHER_TYPE {
             return; // never captured
         }
