@@ -180,6 +180,7 @@ impl<'a> OnClass<'a> {
 /// the split successors is the unsplit one, and a det-state of a split run
 /// accepts iff some selected run captures with that run's labels: the selected
 /// valuations of docs/language.md#s3-6 (see docs/language.md#s5-6).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn successors(
     on: OnClass<'_>,
     kind: StrategyKind,
