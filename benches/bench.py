@@ -95,12 +95,13 @@ def correlation_queries():
 
 #: Seconds a correlation workload may run: the residual test enumerates the valuations of
 #: the query without its filters between events, exponentially many under ALL with an
-#: iteration, so the row reports how far the stream got within this budget.
+#: iteration, and one event can take longer than any budget. The child pushes one event at a
+#: time and records its progress; the parent stops it at the budget and reports how far it got.
 CORRELATION_BUDGET_S = 20.0
 
 
-def run_correlation(name, events):
-    """A correlation workload pushed in slices of 256 rows until the budget is spent."""
+def run_correlation(name, events, progress):
+    """A correlation workload pushed event by event, its progress written to `progress`."""
     import pyarrow.csv as pc
 
     import ceql
@@ -114,20 +115,34 @@ def run_correlation(name, events):
     s = ceql.compile(correlation_queries()[name]).stream()
     done, matches = 0, 0
     t0 = time.perf_counter()
-    while done < table.num_rows and time.perf_counter() - t0 < CORRELATION_BUDGET_S:
-        n = min(256, table.num_rows - done)
-        matches += len(s.push_batch(table.slice(done, n)))
+
+    def report(complete):
+        seconds = time.perf_counter() - t0
+        row = {"workload": name, "events": done, "complete": complete, "seconds": round(seconds, 4),
+               "events_per_s": round(done / seconds) if seconds else 0, "matches": matches,
+               "peak_rss_mib": round(peak_rss_mib(), 1)}
+        Path(progress).write_text(json.dumps(row))
+        return row
+
+    while done < table.num_rows:
+        n = min(64, table.num_rows - done)
+        for i in range(n):
+            matches += len(s.push_batch(table.slice(done + i, 1)))
         done += n
-    seconds = time.perf_counter() - t0
-    return {
-        "workload": name,
-        "events": done,
-        "complete": done == table.num_rows,
-        "seconds": round(seconds, 4),
-        "events_per_s": round(done / seconds),
-        "matches": matches,
-        "peak_rss_mib": round(peak_rss_mib(), 1),
-    }
+        report(False)
+    return report(True)
+
+
+def run_correlation_child(command, progress, env):
+    """Runs a correlation child within the budget; its last recorded progress is the row."""
+    try:
+        subprocess.run(command, check=True, timeout=CORRELATION_BUDGET_S, stdout=subprocess.DEVNULL, env=env)
+    except subprocess.TimeoutExpired:
+        pass
+    text = Path(progress).read_text() if Path(progress).exists() else "{}"
+    row = json.loads(text or "{}")
+    row.setdefault("events", 0)
+    print(json.dumps(row), flush=True)
 
 
 def stock_path():
@@ -147,7 +162,7 @@ def peak_rss_mib():
 
 def run_one(name, events, position_type=None):
     if name.startswith("corr_"):
-        return run_correlation(name, events)
+        return run_correlation(name, events, os.environ["CEQL_BENCH_PROGRESS"])
     import numpy as np
     import pyarrow as pa
 
@@ -220,6 +235,14 @@ def main():
         command = [sys.executable, __file__, "--child", name, "--events", str(args.events)]
         if args.position_type:
             command += ["--position-type", args.position_type]
+        if name.startswith("corr_"):
+            import tempfile
+
+            with tempfile.TemporaryDirectory() as d:
+                progress = os.path.join(d, "progress.json")
+                env["CEQL_BENCH_PROGRESS"] = progress
+                run_correlation_child(command, progress, env)
+            continue
         subprocess.run(command, check=True, env=env)
 
 

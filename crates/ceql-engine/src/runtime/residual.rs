@@ -1,7 +1,8 @@
 //! OUTPUT with filters between events (docs/design/correlation.md §3.2): the
-//! valuations of the final det-states are enumerated with their capture labels,
-//! tested against the residual filters, projected as the user asked, and appended
-//! without repeats (captures off: equal complex events are one output), up to LIMIT.
+//! valuations of the final det-states are enumerated with their capture labels, one at
+//! a time, tested against the residual filters, projected as the user asked, and
+//! appended without repeats (captures off: equal complex events are one output), up to
+//! LIMIT. Memory: one valuation, plus the set of distinct outputs at this position.
 
 use super::partition::Entry;
 use super::Runtime;
@@ -29,7 +30,8 @@ impl Runtime {
     }
 
     /// OUTPUT for a query with residual filters; returns whether some valuation passed.
-    /// A type error between events stops the test; the push reports it.
+    /// The valuations are tested one at a time as the enumerator produces them. A type
+    /// error between events stops the test; the push reports it.
     #[inline(never)]
     pub(super) fn emit_tested<P: Position>(
         &mut self,
@@ -39,53 +41,35 @@ impl Runtime {
         out: &mut MatchBuffer<P>,
     ) -> bool {
         let plan = self.config.query.residual.clone().expect("a residual query");
-        let mut candidates = std::mem::take(&mut self.scratch.candidates);
-        candidates.clear();
-        for e in next {
-            if !self.state.cache.is_final(e.det) || e.head_max() < tau {
-                continue;
-            }
-            for &item in &e.ul {
-                self.scratch.enumerator.enumerate::<u64, true>(
-                    &self.state.arena,
-                    item,
-                    position,
-                    tau,
-                    u64::MAX,
-                    &mut candidates,
-                );
-            }
-        }
+        let mut one = std::mem::take(&mut self.scratch.candidates);
+        let mut enumerator = std::mem::take(&mut self.scratch.enumerator);
         let user_captures = self.config.options.captures;
         let store_output = self.config.options.enumerate;
         let mut left = self.config.facts.limit;
         let mut seen: HashSet<(u64, Vec<u64>, Vec<u32>)> = HashSet::new();
         let mut any = false;
+        let mut error = None;
         let (mut kept, mut kept_labels) = (Vec::new(), Vec::new());
-        'valuations: for m in candidates.iter() {
+        let values = &self.state.values;
+        let mut each = |c: &MatchBuffer<u64>| -> bool {
+            let m = c.get(0);
             let labels = m.labels;
             let captures = |i: usize, v: crate::analyze::VarId| plan.captures(labels[i], v);
             let valuation = Valuation { positions: m.positions, captures: &captures };
-            let mut pass = true;
             for f in &plan.filters {
-                match f.holds(&valuation, &self.state.values) {
+                match f.holds(&valuation, values) {
                     Ok(true) => {}
-                    Ok(false) => {
-                        pass = false;
-                        break;
-                    }
+                    Ok(false) => return true,
                     Err(e) => {
-                        self.scratch.residual_error = Some(e);
-                        break 'valuations;
+                        error = Some(e);
+                        return false;
                     }
                 }
             }
-            if !pass {
-                continue;
-            }
             any = true;
             if !store_output || left == 0 {
-                continue;
+                // Without output (or past LIMIT), one passing valuation is all CONSUME BY needs.
+                return false;
             }
             // The user's projection (and captures, if asked for).
             kept.clear();
@@ -98,10 +82,10 @@ impl Runtime {
                 }
             }
             if !seen.insert((m.start, kept.clone(), kept_labels.clone())) {
-                continue;
+                return true;
             }
             if !out.begin(m.start, position) {
-                break;
+                return false;
             }
             for (&p, &l) in kept.iter().zip(&kept_labels) {
                 let ok = if user_captures {
@@ -110,13 +94,26 @@ impl Runtime {
                     out.push_position(p)
                 };
                 if !ok {
-                    break;
+                    return false;
                 }
             }
             out.finish();
             left -= 1;
+            true
+        };
+        'entries: for e in next {
+            if !self.state.cache.is_final(e.det) || e.head_max() < tau {
+                continue;
+            }
+            for &item in &e.ul {
+                if !enumerator.for_each_valuation(&self.state.arena, item, position, tau, &mut one, &mut each) {
+                    break 'entries;
+                }
+            }
         }
-        self.scratch.candidates = candidates;
+        self.scratch.residual_error = error;
+        self.scratch.candidates = one;
+        self.scratch.enumerator = enumerator;
         any
     }
 }
