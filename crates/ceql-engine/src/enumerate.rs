@@ -97,6 +97,12 @@ impl Enumerator {
     /// filters between events (docs/design/correlation.md §3.2), whose valuations are
     /// tested as they come instead of being collected first: the memory is one
     /// valuation, however many there are.
+    ///
+    /// `keep` sees each partial valuation as it grows backwards (its position words,
+    /// ascending: the positions from the latest one added to the end); when it says
+    /// no, every valuation that extends it is skipped (pruning: a for-all that fails
+    /// on some positions fails on every superset of them).
+    #[allow(clippy::too_many_arguments)]
     pub fn for_each_valuation(
         &mut self,
         arena: &Arena,
@@ -104,8 +110,10 @@ impl Enumerator {
         end: u64,
         tau: i64,
         one: &mut MatchBuffer<u64>,
+        keep: &mut dyn FnMut(&[u64]) -> bool,
         each: &mut dyn FnMut(&MatchBuffer<u64>) -> bool,
     ) -> bool {
+        let mut partial: Vec<u64> = Vec::new();
         if root.max < tau {
             return true;
         }
@@ -140,6 +148,16 @@ impl Enumerator {
                     NodeKind::Output => {
                         self.cons.push((node.a, p));
                         p = (self.cons.len() - 1) as u32;
+                        partial.clear();
+                        let mut cell = p;
+                        while cell != NIL {
+                            let (pos, next) = self.cons[cell as usize];
+                            partial.push(pos);
+                            cell = next;
+                        }
+                        if !keep(&partial) {
+                            break;
+                        }
                         m = NodeRef(node.b);
                     }
                     NodeKind::Union => {

@@ -91,6 +91,17 @@ pub(crate) struct ResidualError {
 }
 
 impl FilterIr {
+    /// Whether a FALSE on some of a valuation's positions stays FALSE on every
+    /// valuation with more positions: true unless an aggregate is involved (the
+    /// for-all of a term only gains anchors and choices; `PREV` pairs among later
+    /// positions stay consecutive when earlier ones are added).
+    pub(crate) fn prunable(&self) -> bool {
+        match self {
+            FilterIr::Term(t) => !t.sources.iter().any(|s| matches!(s, Source::Agg(..))),
+            FilterIr::And(a, b) | FilterIr::Or(a, b) => a.prunable() && b.prunable(),
+        }
+    }
+
     /// Whether valuation `v` satisfies the filter.
     pub(crate) fn holds(&self, v: &Valuation<'_>, store: &ValueStore) -> Result<bool, ResidualError> {
         Ok(match self {

@@ -101,12 +101,36 @@ impl Runtime {
             left -= 1;
             true
         };
+        // Pruning: a conjunct without aggregates that fails on the positions enumerated
+        // so far (a suffix of the valuation) fails on the whole valuation.
+        let prunable: Vec<&crate::residual::FilterIr> = plan.filters.iter().filter(|f| f.prunable()).collect();
+        let mut words: Vec<u64> = Vec::new();
+        let mut keep = |partial: &[u64]| -> bool {
+            if prunable.is_empty() {
+                return true;
+            }
+            words.clear();
+            words.extend(partial.iter().map(|w| w & crate::cea::POSITION_MASK));
+            let captures =
+                |i: usize, v: crate::analyze::VarId| plan.captures((partial[i] >> crate::cea::LABEL_SHIFT) as u32, v);
+            let valuation = Valuation { positions: &words, captures: &captures };
+            // An error is left to the test of the whole valuation, which reports it.
+            prunable.iter().all(|f| f.holds(&valuation, values).unwrap_or(true))
+        };
         'entries: for e in next {
             if !self.state.cache.is_final(e.det) || e.head_max() < tau {
                 continue;
             }
             for &item in &e.ul {
-                if !enumerator.for_each_valuation(&self.state.arena, item, position, tau, &mut one, &mut each) {
+                if !enumerator.for_each_valuation(
+                    &self.state.arena,
+                    item,
+                    position,
+                    tau,
+                    &mut one,
+                    &mut keep,
+                    &mut each,
+                ) {
                     break 'entries;
                 }
             }
