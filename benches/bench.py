@@ -14,6 +14,9 @@ shuffled within the delay, and the sorted stream without a buffer). ``run_arrow`
 materialises every match, so K3 and K5 (exponential output) run on 10k events.
 The output's row numbers are uint32 (the input is a Table of known length) unless
 ``--position-type uint64`` asks for the 64-bit output; each line names the type.
+The ``corr_*`` rows (issue 16's queries 1, 3 and 4 with predicates between events, at
+W = 100, 1,000 and 10,000 events) run on the first ``--events`` stock trades, pushed in
+slices within a time budget: the row says how many events were processed and whether all were.
 """
 
 from __future__ import annotations
@@ -123,6 +126,71 @@ def stock_queries():
     }
 
 
+def correlation_queries():
+    """Issue 16's queries 1, 3 and 4 (predicates between events, docs/design/correlation.md) at
+    windows of W = 100, 1,000 and 10,000 events over the stock stream: name -> query."""
+    q1 = ("SELECT * FROM S WHERE (BUY OR SELL) AS a ; (BUY OR SELL) AS b ; (BUY OR SELL) AS c "
+          "FILTER a[name = 'INTC'] AND b[name = 'QQQ'] AND c[name = 'RIMM'] AND a[price < b.price] "
+          "AND b[price < c.price] WITHIN {w} EVENTS")
+    q3 = ("SELECT * FROM S WHERE SELL AS s ; (BUY AS b)+ ; SELL AS e FILTER b[price > s.price] "
+          "AND e[price < s.price] PARTITION BY [name] WITHIN {w} EVENTS")
+    q4 = "SELECT * FROM S WHERE (BUY AS b)+ FILTER b[price > PREV(price)] PARTITION BY [name] WITHIN {w} EVENTS"
+    return {f"corr_{n}_w{w}": q.format(w=w) for n, q in (("q1", q1), ("q3", q3), ("q4", q4))
+            for w in (100, 1_000, 10_000)}
+
+
+#: Seconds a correlation workload may run: the residual test enumerates the valuations of
+#: the query without its filters between events, exponentially many under ALL with an
+#: iteration, and one event can take longer than any budget. The child pushes one event at a
+#: time and records its progress; the parent stops it at the budget and reports how far it got.
+CORRELATION_BUDGET_S = 20.0
+
+
+def run_correlation(name, events, progress):
+    """A correlation workload pushed event by event, its progress written to `progress`."""
+    import pyarrow.csv as pc
+
+    import ceql
+
+    path = stock_path()
+    if path is None:
+        return {"workload": name, "skipped": "stock_data.csv not found (set CEQL_STOCK_DATA)"}
+    table = pc.read_csv(path)
+    table = table.rename_columns(["type" if c == "event_type" else c for c in table.column_names])
+    table = table.slice(0, min(events, table.num_rows))
+    s = ceql.compile(correlation_queries()[name]).stream()
+    done, matches = 0, 0
+    t0 = time.perf_counter()
+
+    def report(complete):
+        seconds = time.perf_counter() - t0
+        row = {"workload": name, "events": done, "complete": complete, "seconds": round(seconds, 4),
+               "events_per_s": round(done / seconds) if seconds else 0, "matches": matches,
+               "peak_rss_mib": round(peak_rss_mib(), 1)}
+        Path(progress).write_text(json.dumps(row))
+        return row
+
+    while done < table.num_rows:
+        n = min(64, table.num_rows - done)
+        for i in range(n):
+            matches += len(s.push_batch(table.slice(done + i, 1)))
+        done += n
+        report(False)
+    return report(True)
+
+
+def run_correlation_child(command, progress, env):
+    """Runs a correlation child within the budget; its last recorded progress is the row."""
+    try:
+        subprocess.run(command, check=True, timeout=CORRELATION_BUDGET_S, stdout=subprocess.DEVNULL, env=env)
+    except subprocess.TimeoutExpired:
+        pass
+    text = Path(progress).read_text() if Path(progress).exists() else "{}"
+    row = json.loads(text or "{}")
+    row.setdefault("events", 0)
+    print(json.dumps(row), flush=True)
+
+
 def stock_path():
     for p in (os.environ.get("CEQL_STOCK_DATA"), HERE.parent.parent / "shared" / "data" / "stock" / "stock_data.csv"):
         if p and Path(p).exists():
@@ -139,6 +207,8 @@ def peak_rss_mib():
 
 
 def run_one(name, events, position_type=None):
+    if name.startswith("corr_"):
+        return run_correlation(name, events, os.environ["CEQL_BENCH_PROGRESS"])
     import numpy as np
     import pyarrow as pa
 
@@ -203,7 +273,7 @@ def main():
     if args.child:
         print(json.dumps(run_one(args.child, args.events, args.position_type)), flush=True)
         return
-    names = list(synthetic()) + CAPTURED + list(stock_queries()) + list(REORDER)
+    names = list(synthetic()) + CAPTURED + list(stock_queries()) + list(REORDER) + list(correlation_queries())
     if args.only:
         names = [n for n in names if n in args.only]
     # numpy's OpenBLAS threads spin on the other cores for a while after import;
@@ -213,6 +283,14 @@ def main():
         command = [sys.executable, __file__, "--child", name, "--events", str(args.events)]
         if args.position_type:
             command += ["--position-type", args.position_type]
+        if name.startswith("corr_"):
+            import tempfile
+
+            with tempfile.TemporaryDirectory() as d:
+                progress = os.path.join(d, "progress.json")
+                env["CEQL_BENCH_PROGRESS"] = progress
+                run_correlation_child(command, progress, env)
+            continue
         subprocess.run(command, check=True, env=env)
 
 

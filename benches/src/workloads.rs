@@ -139,3 +139,35 @@ pub fn stock_queries() -> Vec<(&'static str, String)> {
         ),
     ]
 }
+
+/// Issue 16's queries 1, 3 and 4 (predicates between events, docs/design/correlation.md)
+/// over the stock stream at windows of W = 100, 1,000 and 10,000 events (as `benches/bench.py`'s
+/// `corr_*` rows): (name, query).
+pub fn correlation_queries() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for w in [100, 1_000, 10_000] {
+        out.push((
+            format!("q1_w{w}"),
+            format!(
+                "SELECT * FROM S WHERE (BUY OR SELL) AS a ; (BUY OR SELL) AS b ; (BUY OR SELL) AS c \
+                 FILTER a[name = 'INTC'] AND b[name = 'QQQ'] AND c[name = 'RIMM'] AND a[price < b.price] \
+                 AND b[price < c.price] WITHIN {w} EVENTS"
+            ),
+        ));
+        out.push((
+            format!("q3_w{w}"),
+            format!(
+                "SELECT * FROM S WHERE SELL AS s ; (BUY AS b)+ ; SELL AS e FILTER b[price > s.price] \
+                 AND e[price < s.price] PARTITION BY [name] WITHIN {w} EVENTS"
+            ),
+        ));
+        out.push((
+            format!("q4_w{w}"),
+            format!(
+                "SELECT * FROM S WHERE (BUY AS b)+ FILTER b[price > PREV(price)] PARTITION BY [name] \
+                 WITHIN {w} EVENTS"
+            ),
+        ));
+    }
+    out
+}

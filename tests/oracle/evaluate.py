@@ -14,11 +14,12 @@ from . import nodes as N
 
 class OracleResult:
     """outputs: {end position j: O_j} for every j with a non-empty O_j, where O_j is a set of
-    (start, sorted tuple of data positions), with the tuple of (name, value) measures as a
-    third member when the SELECT list has measures; limit: the query's LIMIT n (or None).
+    (start, sorted tuple of data positions); limit: the query's LIMIT n (or None).
 
     With captures (docs/language.md#s3-2a), O_j is a set of (start, valuation), where the
-    valuation is a sorted tuple of (position, sorted tuple of variable names)."""
+    valuation is a sorted tuple of (position, sorted tuple of variable names). With measures
+    in the SELECT list (docs/design/correlation.md), the tuple of (name, value) measures is a
+    third member."""
 
     def __init__(self, outputs, limit):
         self.outputs = outputs

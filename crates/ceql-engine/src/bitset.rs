@@ -91,6 +91,13 @@ impl BitSet {
     pub fn intersects(&self, other: &BitSet) -> bool {
         intersects(&self.words, &other.words)
     }
+
+    /// Keeps only the elements of `other`.
+    pub fn intersect_with(&mut self, other: &BitSet) {
+        for (i, a) in self.words.iter_mut().enumerate() {
+            *a &= other.words.get(i).copied().unwrap_or(0);
+        }
+    }
 }
 
 #[cfg(test)]

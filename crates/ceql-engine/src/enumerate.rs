@@ -90,6 +90,88 @@ impl Enumerator {
         }
         emitted
     }
+
+    /// Algorithm 2 with captures on, one valuation at a time: each valuation of
+    /// `root` starting inside the window is written alone into `one` (cleared
+    /// before each) and handed to `each`, which returns whether to go on. Used by
+    /// filters between events (docs/design/correlation.md §3.2), whose valuations are
+    /// tested as they come instead of being collected first: the memory is one
+    /// valuation, however many there are.
+    ///
+    /// `keep` sees each partial valuation as it grows backwards (its position words,
+    /// ascending: the positions from the latest one added to the end); when it says
+    /// no, every valuation that extends it is skipped (pruning: a for-all that fails
+    /// on some positions fails on every superset of them).
+    #[allow(clippy::too_many_arguments)]
+    pub fn for_each_valuation(
+        &mut self,
+        arena: &Arena,
+        root: Item,
+        end: u64,
+        tau: i64,
+        one: &mut MatchBuffer<u64>,
+        keep: &mut dyn FnMut(&[u64]) -> bool,
+        each: &mut dyn FnMut(&MatchBuffer<u64>) -> bool,
+    ) -> bool {
+        let mut partial: Vec<u64> = Vec::new();
+        if root.max < tau {
+            return true;
+        }
+        self.stack.clear();
+        self.cons.clear();
+        self.stack.push((root.node, NIL, 0));
+        while let Some((mut m, mut p, cons_len)) = self.stack.pop() {
+            self.cons.truncate(cons_len as usize);
+            loop {
+                let node = arena.get(m);
+                match m.kind() {
+                    kind @ (NodeKind::Bottom | NodeKind::Begin) => {
+                        one.clear();
+                        let ok = one.begin(node.a & crate::cea::POSITION_MASK, end)
+                            && (kind != NodeKind::Begin || one.push_labelled_position(node.a));
+                        let mut cell = p;
+                        let mut ok = ok;
+                        while ok && cell != NIL {
+                            let (pos, next) = self.cons[cell as usize];
+                            ok = one.push_labelled_position(pos);
+                            cell = next;
+                        }
+                        if !ok {
+                            return false;
+                        }
+                        one.finish();
+                        if !each(one) {
+                            return false;
+                        }
+                        break;
+                    }
+                    NodeKind::Output => {
+                        self.cons.push((node.a, p));
+                        p = (self.cons.len() - 1) as u32;
+                        partial.clear();
+                        let mut cell = p;
+                        while cell != NIL {
+                            let (pos, next) = self.cons[cell as usize];
+                            partial.push(pos);
+                            cell = next;
+                        }
+                        if !keep(&partial) {
+                            break;
+                        }
+                        m = NodeRef(node.b);
+                    }
+                    NodeKind::Union => {
+                        let right = NodeRef(node.b);
+                        if arena.live_max(right) >= tau {
+                            self.stack.push((right, p, self.cons.len() as u32));
+                        }
+                        m = NodeRef(node.a);
+                    }
+                }
+            }
+        }
+        true
+    }
 }
 
 /// Writes one position word: with `CAP`, a labelled position.

@@ -56,6 +56,7 @@ mod memory;
 mod output;
 mod predicate;
 mod query;
+mod residual;
 mod runtime;
 mod schema;
 mod tecs;

@@ -3,11 +3,12 @@
 //! by any number of evaluations ([`crate::Runtime`]).
 
 use crate::analyze::validate_declarations;
-use crate::analyze::{analyze, CheckOptions, Plan, WindowPlan};
+use crate::analyze::{analyze, CheckOptions, Plan, Projection, WindowPlan};
 use crate::cea::{build_cea, Cea};
 use crate::det::StrategyKind;
 use crate::error::CompileError;
 use crate::predicate::{AttrSlot, PredIr};
+use crate::residual::ResidualPlan;
 use crate::schema::TypeId;
 use crate::value::AttrType;
 use ceql_syntax::ast::Strategy;
@@ -65,8 +66,12 @@ pub struct CompiledQuery {
     /// Remove repeated complex events at each position (MAX with a projection:
     /// incomparable maximal valuations may project to the same complex event).
     pub(crate) dedupe_output: bool,
-    /// Capture labels of the output-marking transitions (docs/language.md#s3-2a).
+    /// Capture labels of the output-marking transitions (docs/language.md#s3-2a),
+    /// as the user sees them (after the projection).
     pub(crate) labels: crate::cea::CaptureLabels,
+    /// Filters between events, tested per valuation (docs/design/correlation.md §3.2);
+    /// the automaton then labels every variable (captures on internally).
+    pub(crate) residual: Option<Arc<ResidualPlan>>,
 }
 
 impl CompiledQuery {
@@ -103,7 +108,15 @@ impl CompiledQuery {
         decls.extend(parsed.streams.iter().cloned());
         let opts = CheckOptions { compat_ignore_strategy: options.compat_ignore_strategy };
         let plan = analyze(&parsed.query, &decls, opts).map_err(|d| CompileError::new(d, text, "query"))?;
-        let (mut cea, mut table) = build_cea(&plan).map_err(|d| CompileError::new(d, text, "query"))?;
+        // With residual filters (docs/design/correlation.md §3.2) the automaton marks and
+        // labels every variable, and the output is projected after the test.
+        let residual_query = !plan.residuals.is_empty();
+        let built = if residual_query {
+            build_cea(&Plan { projection: Projection::All, ..plan.clone() })
+        } else {
+            build_cea(&plan)
+        };
+        let (mut cea, mut table) = built.map_err(|d| CompileError::new(d, text, "query"))?;
         let strategy = match plan.strategy {
             Strategy::All | Strategy::Any => StrategyKind::All,
             Strategy::Strict => {
@@ -119,7 +132,15 @@ impl CompiledQuery {
             Strategy::Last => StrategyKind::Last,
             Strategy::Max => StrategyKind::Max,
         };
-        let labels = crate::cea::assign_labels(&mut cea, &plan.projection, &plan.variables);
+        let (labels, residual) = if residual_query {
+            let internal = crate::cea::assign_labels(&mut cea, &Projection::All, &plan.variables);
+            let (user, to_user) = internal.project(&plan.projection, &plan.variables);
+            let r = ResidualPlan::new(&plan, &mut table, &internal, to_user)
+                .map_err(|d| CompileError::new(d, text, "query"))?;
+            (user, Some(Arc::new(r)))
+        } else {
+            (crate::cea::assign_labels(&mut cea, &plan.projection, &plan.variables), None)
+        };
         let schema_def = &plan.schema;
         // Attribute layout: predicate attributes, then partition keys and the window.
         let keys: Vec<Vec<KeySource>> = schema_def
@@ -198,6 +219,7 @@ impl CompiledQuery {
             dedupe_output,
             strategy,
             labels,
+            residual,
         })
     }
 

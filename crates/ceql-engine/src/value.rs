@@ -58,7 +58,7 @@ impl ValueRef<'_> {
 }
 
 /// An owned attribute value (literals, computed values).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Value {
     /// NULL.
     Null,

@@ -96,6 +96,9 @@ pub struct Query {
     pub consume: ConsumePolicy,
     /// `LIMIT n`.
     pub limit: Option<Limit>,
+    /// Measures of the `SELECT` list (`count(b) AS n`), in order
+    /// (docs/design/correlation.md §1). A list of measures only has `select` NONE.
+    pub measures: Vec<Measure>,
     /// Span of the whole query.
     pub span: Span,
 }
@@ -149,6 +152,76 @@ pub struct SelectItem {
     pub var: QName,
     /// `x[a, b]` payload restriction (phase later: parsed, payload only).
     pub attrs: Vec<Ident>,
+}
+
+/// `f(y.attr) AS name` in the `SELECT` list: a named aggregate per output.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measure {
+    /// The aggregate.
+    pub agg: Aggregate,
+    /// Its name (the column of `run_arrow`, the key of `Match.measures`).
+    pub name: Ident,
+}
+
+/// Aggregate functions over the events of a variable (docs/design/correlation.md §1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AggFunc {
+    /// `count(y)`: number of events.
+    Count,
+    /// `sum(y.a)`.
+    Sum,
+    /// `avg(y.a)`.
+    Avg,
+    /// `min(y.a)`.
+    Min,
+    /// `max(y.a)`.
+    Max,
+    /// `first(y.a)`: the value at the smallest position.
+    First,
+    /// `last(y.a)`: the value at the largest position.
+    Last,
+}
+
+impl AggFunc {
+    /// The function's name, lower case as the design writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            AggFunc::Count => "count",
+            AggFunc::Sum => "sum",
+            AggFunc::Avg => "avg",
+            AggFunc::Min => "min",
+            AggFunc::Max => "max",
+            AggFunc::First => "first",
+            AggFunc::Last => "last",
+        }
+    }
+
+    /// The function named `name` (any case), if it is one.
+    pub fn from_name(name: &str) -> Option<AggFunc> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "count" => AggFunc::Count,
+            "sum" => AggFunc::Sum,
+            "avg" => AggFunc::Avg,
+            "min" => AggFunc::Min,
+            "max" => AggFunc::Max,
+            "first" => AggFunc::First,
+            "last" => AggFunc::Last,
+            _ => return None,
+        })
+    }
+}
+
+/// `count(y)` or `f(y.attr)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Aggregate {
+    /// The function.
+    pub func: AggFunc,
+    /// The variable whose events are aggregated.
+    pub var: Ident,
+    /// The attribute (`None` for `count`).
+    pub attr: Option<Ident>,
+    /// Span of the whole call.
+    pub span: Span,
 }
 
 /// `[a, b, ...]`: alternative names of one partition key component.
@@ -371,7 +444,8 @@ impl CmpOp {
     }
 }
 
-/// A unary predicate over one event (docs/language.md#s3-4).
+/// A predicate (docs/language.md#s3-4): unary when it reads only the filtered event,
+/// otherwise it also reads other events (`y.attr`, `PREV`, aggregates).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Pred {
     /// `P AND Q`.
@@ -512,6 +586,17 @@ pub enum ExprKind {
     Bool(bool),
     /// Attribute of the filtered event.
     Attr(Ident),
+    /// `y.attr`: an attribute of an event of variable `y` (docs/design/correlation.md §1).
+    Ref {
+        /// The variable.
+        var: Ident,
+        /// The attribute.
+        attr: Ident,
+    },
+    /// `PREV(attr)`: the attribute of the previous event of the filtered variable.
+    Prev(Ident),
+    /// An aggregate over a variable's events.
+    Agg(Aggregate),
     /// Unary `-e` (`negate = true`) or `+e`.
     Unary {
         /// `-` when true, `+` otherwise.
@@ -530,4 +615,59 @@ pub enum ExprKind {
         /// Span of the operator symbol.
         op_span: Span,
     },
+}
+
+impl Pred {
+    /// Calls `f` on every expression node of the predicate (operands and their sub-expressions).
+    pub fn for_each_expr<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
+        match self {
+            Pred::And(a, b) | Pred::Or(a, b) => {
+                a.for_each_expr(f);
+                b.for_each_expr(f);
+            }
+            Pred::Not(a, _) => a.for_each_expr(f),
+            Pred::Cmp { lhs, rhs, .. } => {
+                lhs.for_each_node(f);
+                rhs.for_each_node(f);
+            }
+            Pred::Like { expr, .. } | Pred::InSet { expr, .. } | Pred::Bool(expr) => expr.for_each_node(f),
+            Pred::InRange { expr, lo, hi, .. } => {
+                expr.for_each_node(f);
+                lo.for_each_node(f);
+                hi.for_each_node(f);
+            }
+        }
+    }
+
+    /// Whether the predicate reads events other than the filtered one (`y.attr`,
+    /// `PREV(attr)`, an aggregate): such a predicate is tested per valuation, not per event.
+    pub fn reads_other_events(&self) -> bool {
+        let mut found = false;
+        self.for_each_expr(&mut |e| {
+            found |= matches!(e.kind, ExprKind::Ref { .. } | ExprKind::Prev(_) | ExprKind::Agg(_))
+        });
+        found
+    }
+
+    /// Whether the predicate uses `PREV(attr)`.
+    pub fn uses_prev(&self) -> bool {
+        let mut found = false;
+        self.for_each_expr(&mut |e| found |= matches!(e.kind, ExprKind::Prev(_)));
+        found
+    }
+}
+
+impl Expr {
+    /// Calls `f` on this node and every sub-expression.
+    pub fn for_each_node<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
+        f(self);
+        match &self.kind {
+            ExprKind::Unary { operand, .. } => operand.for_each_node(f),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                lhs.for_each_node(f);
+                rhs.for_each_node(f);
+            }
+            _ => {}
+        }
+    }
 }

@@ -11,7 +11,11 @@ pub fn query_to_string(q: &Query) -> String {
         out += q.strategy.keyword();
         out += " ";
     }
+    let measures: Vec<String> =
+        q.measures.iter().map(|m| format!("{} AS {}", aggregate(&m.agg), ident(&m.name))).collect();
     match &q.select {
+        SelectList::Star if !measures.is_empty() => out += &format!("*, {}", measures.join(", ")),
+        SelectList::None(_) if !measures.is_empty() => out += &measures.join(", "),
         SelectList::Star => out += "*",
         SelectList::None(_) => out += "NONE",
         SelectList::Items(items) => {
@@ -25,6 +29,7 @@ pub fn query_to_string(q: &Query) -> String {
                     }
                     s
                 })
+                .chain(measures)
                 .collect();
             out += &parts.join(", ");
         }
@@ -138,6 +143,9 @@ fn expr(e: &Expr) -> String {
         ExprKind::Str(s) => string(s),
         ExprKind::Bool(b) => if *b { "TRUE" } else { "FALSE" }.to_string(),
         ExprKind::Attr(a) => ident(a),
+        ExprKind::Ref { var, attr } => format!("{}.{}", ident(var), ident(attr)),
+        ExprKind::Prev(a) => format!("PREV({})", ident(a)),
+        ExprKind::Agg(a) => aggregate(a),
         ExprKind::Unary { negate, operand } => format!("({}{})", if *negate { "-" } else { "+" }, expr(operand)),
         ExprKind::Binary { op, lhs, rhs, .. } => format!("({} {} {})", expr(lhs), op.symbol(), expr(rhs)),
     }
@@ -225,4 +233,12 @@ fn is_reserved(word: &str) -> bool {
     RESERVED.iter().any(|r| r.eq_ignore_ascii_case(word))
         || word.eq_ignore_ascii_case("true")
         || word.eq_ignore_ascii_case("false")
+}
+
+/// Prints `count(y)` or `f(y.attr)`.
+pub fn aggregate(a: &Aggregate) -> String {
+    match &a.attr {
+        None => format!("{}({})", a.func.name(), ident(&a.var)),
+        Some(attr) => format!("{}({}.{})", a.func.name(), ident(&a.var), ident(attr)),
+    }
 }

@@ -17,7 +17,7 @@ mod parser;
 pub mod span;
 
 pub use diagnostic::{Diagnostic, Severity};
-pub use display::{cel_to_string, pred_to_string, query_to_string};
+pub use display::{aggregate as aggregate_to_string, cel_to_string, pred_to_string, query_to_string};
 pub use limits::{MAX_DEPTH, MAX_NESTING};
 pub use parser::{parse_query_text, parse_schema};
 pub use span::{Location, Span};

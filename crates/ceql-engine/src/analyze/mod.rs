@@ -5,6 +5,7 @@
 
 mod absence;
 mod clauses;
+mod correlation;
 mod lints;
 mod names;
 mod scope;
@@ -101,6 +102,9 @@ pub enum RFilter {
     And(Box<RFilter>, Box<RFilter>),
     /// `θ1 OR θ2`.
     Or(Box<RFilter>, Box<RFilter>),
+    /// A conjunct that reads other events, moved to [`Plan::residuals`]: TRUE for
+    /// the automaton, tested per valuation.
+    Residual,
 }
 
 /// A CEL formula with resolved names. The constructs that create automaton states
@@ -215,6 +219,8 @@ pub struct Plan {
     pub limit: Option<u64>,
     /// Warnings (`W04xx`).
     pub warnings: Vec<Diagnostic>,
+    /// Filter conjuncts that read other events (docs/design/correlation.md §3.2).
+    pub residuals: Vec<correlation::ResidualFilter>,
 }
 
 /// Options that change what the checks accept.
@@ -238,8 +244,17 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
     let limit = query.limit.map(|l| l.n as u64);
     // Types (E0300), per capturable type.
     typing::check_filters(query, &resolved, &mut warnings)?;
-    // Scope (E0301).
-    scope::check_well_formed(&query.pattern, &resolved)?;
+    correlation::check_measures(query, &resolved)?;
+    // Scope (E0301, E0305).
+    scope::check_well_formed(query, &resolved)?;
+    let mut resolved = resolved;
+    let mut pattern = std::mem::replace(&mut resolved.pattern, RCel::Not(Vec::new(), Vec::new(), Span::default()));
+    let residuals = correlation::plan_residuals(query, &mut pattern, &resolved)?;
+    resolved.pattern = pattern;
+    if let Some(m) = query.measures.first() {
+        return Err(Diagnostic::error("E0500", "not supported yet: measures in the SELECT list", m.agg.span)
+            .with_label("the engine does not compute measures yet (the oracle does)"));
+    }
     // Strategies: CORE C++ compatibility evaluates them as ALL.
     let strategy = match query.strategy {
         Strategy::All | Strategy::Any => query.strategy,
@@ -289,6 +304,7 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
         consume: query.consume,
         limit,
         warnings,
+        residuals,
     })
 }
 
@@ -304,9 +320,17 @@ pub(crate) struct Resolved {
     pub capturable: Vec<Vec<TypeId>>,
     /// Variable of each filter `x[P]` of the query, keyed by the span of `x[P]`.
     pub filter_vars: Vec<(Span, VarId)>,
+    /// Variable of each `y` of `y.attr` and of aggregates (filters and measures),
+    /// keyed by the span of `y`.
+    pub ref_vars: Vec<(Span, VarId)>,
 }
 
 impl Resolved {
+    /// The variable resolved for the reference `y` at `span`.
+    pub fn ref_var(&self, span: Span) -> VarId {
+        self.ref_vars.iter().find(|(s, _)| *s == span).map(|(_, v)| *v).expect("every reference was resolved")
+    }
+
     /// The variable resolved for the filter term at `span`.
     pub fn filter_var(&self, span: Span) -> VarId {
         self.filter_vars.iter().find(|(s, _)| *s == span).map(|(_, v)| *v).expect("every filter term was resolved")

@@ -21,7 +21,13 @@ pub(super) fn resolve(query: &ast::Query, decls: &[ast::StreamDecl]) -> Result<R
                 .with_label("choose a name that is not an event type of the FROM streams"));
         }
     }
-    let mut r = Resolver { schema: &schema, vars: Variables::default(), filter_vars: Vec::new(), aliases: &aliases };
+    let mut r = Resolver {
+        schema: &schema,
+        vars: Variables::default(),
+        filter_vars: Vec::new(),
+        ref_vars: Vec::new(),
+        aliases: &aliases,
+    };
     // A trailing `ABSENT(β) FOR d` (placement checked) is not part of the automaton: the
     // positive part is the chain before it, and the absence is resolved on its own.
     let chain = super::absence::seq_chain(&query.pattern);
@@ -45,10 +51,16 @@ pub(super) fn resolve(query: &ast::Query, decls: &[ast::StreamDecl]) -> Result<R
             Projection::Vars(set)
         }
     };
-    let Resolver { vars, filter_vars, .. } = r;
+    for m in &query.measures {
+        r.reference(&m.agg.var)?;
+    }
+    let Resolver { vars, filter_vars, ref_vars, .. } = r;
     let capturable = capturable_types(&query.pattern, &schema, &vars);
-    let resolved = Resolved { schema, vars, pattern, trailing, projection, capturable, filter_vars };
+    let resolved = Resolved { schema, vars, pattern, trailing, projection, capturable, filter_vars, ref_vars };
+    // NOT and ABSENT read one event: their filters cannot read other events (E0301, before attributes).
+    super::correlation::check_not_filters(&query.pattern)?;
     check_filter_attributes(&query.pattern, &resolved)?;
+    super::correlation::check_reference_attributes(query, &resolved)?;
     Ok(resolved)
 }
 
@@ -275,6 +287,7 @@ struct Resolver<'a> {
     schema: &'a Schema,
     vars: Variables,
     filter_vars: Vec<(Span, VarId)>,
+    ref_vars: Vec<(Span, VarId)>,
     aliases: &'a [(String, Span)],
 }
 
@@ -415,11 +428,28 @@ impl Resolver<'_> {
             .with_label("neither an event type of the FROM streams nor an AS name of the query"))
     }
 
+    /// A variable read by `y.attr` or an aggregate (E0203), recorded by its span.
+    fn reference(&mut self, id: &ast::Ident) -> Result<VarId, Diagnostic> {
+        let v = self.variable(&QName { stream: None, name: id.clone(), span: id.span })?;
+        self.ref_vars.push((id.span, v));
+        Ok(v)
+    }
+
     fn filter(&mut self, f: &Filter) -> Result<RFilter, Diagnostic> {
         Ok(match f {
             Filter::Var { var, pred, span } => {
                 let v = self.variable(var)?;
                 self.filter_vars.push((*span, v));
+                // The variables read through `y.attr` and aggregates (E0203).
+                let mut refs = Vec::new();
+                pred.for_each_expr(&mut |e| match &e.kind {
+                    ast::ExprKind::Ref { var, .. } => refs.push(var),
+                    ast::ExprKind::Agg(a) => refs.push(&a.var),
+                    _ => {}
+                });
+                for id in refs {
+                    self.reference(id)?;
+                }
                 RFilter::Var { var: v, pred: Arc::new(ast::Pred::clone(pred)) }
             }
             Filter::And(a, b) => RFilter::And(Box::new(self.filter(a)?), Box::new(self.filter(b)?)),

@@ -1,33 +1,61 @@
 //! Scope pass (E0301): `ψ FILTER θ` is well-formed iff every variable of `θ` can be
 //! bound by `ψ` (docs/language.md#s4-2). Filters inside `NOT(...)` are checked against
-//! the atom inside `NOT`.
+//! the atom inside `NOT`. A `y.attr` needs more: every valuation of `ψ` must bind `y`
+//! (E0305, docs/design/correlation.md §2), or its for-all would be vacuous.
 
 use super::{Resolved, VarKind};
 use crate::bitset::BitSet;
-use ceql_syntax::ast::{Cel, CelKind, Filter, QName};
+use ceql_syntax::ast::{Cel, CelKind, ExprKind, Filter, QName};
 use ceql_syntax::Diagnostic;
 
-/// Checks every filter of the formula.
-pub(super) fn check_well_formed(c: &Cel, r: &Resolved) -> Result<(), Diagnostic> {
-    bindable(c, r).map(|_| ())
+/// Checks every filter of the formula, and that every measure's variable can be
+/// bound by the query.
+pub(super) fn check_well_formed(query: &ceql_syntax::ast::Query, r: &Resolved) -> Result<(), Diagnostic> {
+    let b = bindable(&query.pattern, r)?;
+    for m in &query.measures {
+        if !b.bindable.contains(r.ref_var(m.agg.var.span)) {
+            return Err(Diagnostic::error(
+                "E0301",
+                format!("measure over `{}`, which the query cannot bind", m.agg.var.name),
+                m.agg.var.span,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What a formula binds: the variables some valuation binds (`bindable`) and those
+/// every valuation binds to at least one event (`definite`).
+struct Bound {
+    bindable: BitSet,
+    definite: BitSet,
+    /// Every valuation captures at least one event.
+    nonempty: bool,
 }
 
 /// `bindable(ψ)`, checking the filters met on the way.
-fn bindable(c: &Cel, r: &Resolved) -> Result<BitSet, Diagnostic> {
+fn bindable(c: &Cel, r: &Resolved) -> Result<Bound, Diagnostic> {
     Ok(match &c.kind {
-        CelKind::Atom(q) => atom(q, r),
+        CelKind::Atom(q) => {
+            let b = atom(q, r);
+            Bound { definite: b.clone(), bindable: b, nonempty: true }
+        }
         CelKind::Not(a) | CelKind::Absent(a, _) => {
             let inner = atom(&a.name, r);
+            let bound = Bound { definite: inner.clone(), bindable: inner, nonempty: true };
             for f in &a.filters {
-                check_filter(f, &inner, r)?;
+                check_filter(f, &bound, r)?;
             }
-            BitSet::new()
+            Bound { bindable: BitSet::new(), definite: BitSet::new(), nonempty: false }
         }
         CelKind::As(x, name) => {
             let mut b = bindable(x, r)?;
-            if !b.is_empty() {
-                if let Some(v) = r.vars.find(&VarKind::Alias(name.name.clone())) {
-                    b.insert(v);
+            if let Some(v) = r.vars.find(&VarKind::Alias(name.name.clone())) {
+                if !b.bindable.is_empty() {
+                    b.bindable.insert(v);
+                }
+                if b.nonempty {
+                    b.definite.insert(v);
                 }
             }
             b
@@ -38,9 +66,18 @@ fn bindable(c: &Cel, r: &Resolved) -> Result<BitSet, Diagnostic> {
             b
         }
         CelKind::Plus(x) | CelKind::ContiguousPlus(x) => bindable(x, r)?,
-        CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) => {
-            let mut s = bindable(a, r)?;
-            s.union_with(&bindable(b, r)?);
+        CelKind::Seq(a, b) | CelKind::Contiguous(a, b) => {
+            let (mut s, t) = (bindable(a, r)?, bindable(b, r)?);
+            s.bindable.union_with(&t.bindable);
+            s.definite.union_with(&t.definite);
+            s.nonempty |= t.nonempty;
+            s
+        }
+        CelKind::Or(a, b) => {
+            let (mut s, t) = (bindable(a, r)?, bindable(b, r)?);
+            s.bindable.union_with(&t.bindable);
+            s.definite.intersect_with(&t.definite);
+            s.nonempty &= t.nonempty;
             s
         }
     })
@@ -67,17 +104,45 @@ fn atom(q: &QName, r: &Resolved) -> BitSet {
     b
 }
 
-fn check_filter(f: &Filter, bound: &BitSet, r: &Resolved) -> Result<(), Diagnostic> {
+fn check_filter(f: &Filter, bound: &Bound, r: &Resolved) -> Result<(), Diagnostic> {
     match f {
-        Filter::Var { var, span, .. } => {
+        Filter::Var { var, span, pred } => {
             let v = r.filter_var(*span);
-            if !bound.contains(v) {
+            if !bound.bindable.contains(v) {
                 return Err(Diagnostic::error(
                     "E0301",
                     format!("filter on `{}`, which the filtered formula cannot bind", var.display()),
                     var.span,
                 )
                 .with_label("a filter applies to the sub-formula it follows; move it after the formula that binds this variable"));
+            }
+            // The variables it reads through `y.attr` and aggregates.
+            let mut reads = Vec::new();
+            pred.for_each_expr(&mut |e| match &e.kind {
+                ExprKind::Ref { var, attr } => reads.push((var, Some(attr))),
+                ExprKind::Agg(a) => reads.push((&a.var, None)),
+                _ => {}
+            });
+            for (y, attr) in reads {
+                let v = r.ref_var(y.span);
+                if !bound.bindable.contains(v) {
+                    return Err(Diagnostic::error(
+                        "E0301",
+                        format!("`{}` is read by a filter of a formula that cannot bind it", y.name),
+                        y.span,
+                    )
+                    .with_label("a filter reads the variables of the sub-formula it follows"));
+                }
+                if let Some(attr) = attr {
+                    if !bound.definite.contains(v) {
+                        return Err(Diagnostic::error(
+                            "E0305",
+                            format!("`{}.{}`: some match of the filtered formula binds no `{}`", y.name, attr.name, y.name),
+                            y.span,
+                        )
+                        .with_label("the comparison would hold vacuously there; bind it in every branch, or use an aggregate such as count"));
+                    }
+                }
             }
             Ok(())
         }

@@ -37,11 +37,12 @@ pub(crate) fn for_each_filter_term<'a>(c: &'a Cel, f: &mut dyn FnMut(Span, &'a P
     }
 }
 
-/// Calls `f` on every attribute identifier of a predicate.
+/// Calls `f` on every attribute identifier of the filtered variable's events in a
+/// predicate (bare names and `PREV(attr)`; not `y.attr` nor aggregates).
 pub(crate) fn for_each_attr(p: &Pred, f: &mut dyn FnMut(&ast::Ident)) {
     fn expr(e: &Expr, f: &mut dyn FnMut(&ast::Ident)) {
         match &e.kind {
-            ExprKind::Attr(id) => f(id),
+            ExprKind::Attr(id) | ExprKind::Prev(id) => f(id),
             ExprKind::Unary { operand, .. } => expr(operand, f),
             ExprKind::Binary { lhs, rhs, .. } => {
                 expr(lhs, f);
@@ -102,17 +103,33 @@ pub(super) fn check_filters(
             return;
         }
         let types = &r.capturable[r.filter_var(span)];
-        result = check_term(pred, types, &r.schema, warnings);
+        result = check_term(pred, types, r, warnings);
     });
     result
 }
 
-fn check_term(
-    pred: &Pred,
-    types: &[TypeId],
-    schema: &Schema,
-    warnings: &mut Vec<Diagnostic>,
-) -> Result<(), Diagnostic> {
+fn check_term(pred: &Pred, types: &[TypeId], r: &Resolved, warnings: &mut Vec<Diagnostic>) -> Result<(), Diagnostic> {
+    let schema: &Schema = &r.schema;
+    // The kinds of `y.attr` and of aggregates' arguments (E0300 across y's types).
+    let mut other_kinds: Vec<(Span, TypeKind)> = Vec::new();
+    let mut err = None;
+    pred.for_each_expr(&mut |e| {
+        let (var, attr) = match &e.kind {
+            ExprKind::Ref { var, attr } => (var, Some(attr)),
+            ExprKind::Agg(a) => (&a.var, a.attr.as_ref()),
+            _ => return,
+        };
+        match super::correlation::ref_kind(r, r.ref_var(var.span), attr) {
+            Ok(k) => other_kinds.push((e.span, k)),
+            Err(d) => {
+                err.get_or_insert(d);
+            }
+        }
+    });
+    if let Some(d) = err {
+        return Err(d);
+    }
+    let other = |e: &Expr| other_kinds.iter().find(|(s, _)| *s == e.span).map_or(TypeKind::Unknown, |(_, k)| *k);
     if schema.declared {
         // docs/language.md#s4-1: an attribute's declared types over types(x) must agree in kind.
         let mut err = None;
@@ -148,11 +165,11 @@ fn check_term(
         }
         for &t in types {
             let td = &schema.types[t as usize];
-            pred_type(pred, &|name| td.attr_type(name).map_or(TypeKind::Null, AttrType::kind))?;
+            pred_type(pred, &|name| td.attr_type(name).map_or(TypeKind::Null, AttrType::kind), &other)?;
         }
         Ok(())
     } else {
-        pred_type(pred, &|_| TypeKind::Unknown)
+        pred_type(pred, &|_| TypeKind::Unknown, &other)
     }
 }
 
@@ -160,16 +177,21 @@ fn type_error(message: String, span: Span) -> Diagnostic {
     Diagnostic::error("E0300", message, span)
 }
 
-/// Checks a predicate; `attr` gives the static kind of an attribute.
-pub(crate) fn pred_type(p: &Pred, attr: &dyn Fn(&str) -> TypeKind) -> Result<(), Diagnostic> {
+/// Checks a predicate; `attr` gives the static kind of an attribute of the filtered
+/// event, `other` the kind of a `y.attr` or of an aggregate's argument.
+pub(crate) fn pred_type(
+    p: &Pred,
+    attr: &dyn Fn(&str) -> TypeKind,
+    other: &dyn Fn(&Expr) -> TypeKind,
+) -> Result<(), Diagnostic> {
     match p {
         Pred::And(a, b) | Pred::Or(a, b) => {
-            pred_type(a, attr)?;
-            pred_type(b, attr)
+            pred_type(a, attr, other)?;
+            pred_type(b, attr, other)
         }
-        Pred::Not(a, _) => pred_type(a, attr),
+        Pred::Not(a, _) => pred_type(a, attr, other),
         Pred::Cmp { lhs, op, rhs, op_span } => {
-            let (l, r) = (expr_type(lhs, attr)?, expr_type(rhs, attr)?);
+            let (l, r) = (expr_type(lhs, attr, other)?, expr_type(rhs, attr, other)?);
             let ordering = !matches!(op, CmpOp::Eq | CmpOp::Ne);
             if ordering && (!l.may_be_numeric() || !r.may_be_numeric()) {
                 let bad = if l.may_be_numeric() { r } else { l };
@@ -181,14 +203,14 @@ pub(crate) fn pred_type(p: &Pred, attr: &dyn Fn(&str) -> TypeKind) -> Result<(),
             Ok(())
         }
         Pred::Like { expr, op_span, .. } => {
-            let t = expr_type(expr, attr)?;
+            let t = expr_type(expr, attr, other)?;
             if matches!(t, TypeKind::Int | TypeKind::Float | TypeKind::Bool) {
                 return Err(type_error(format!("LIKE needs a string, found {}", t.name()), *op_span));
             }
             Ok(())
         }
         Pred::InSet { expr, set, op_span, .. } => {
-            let t = expr_type(expr, attr)?;
+            let t = expr_type(expr, attr, other)?;
             let lits: Vec<&Literal> = match set {
                 ValueSet::List(items) => items.iter().collect(),
                 ValueSet::Range { lo, hi } => lo.iter().chain(hi.iter()).collect(),
@@ -211,7 +233,7 @@ pub(crate) fn pred_type(p: &Pred, attr: &dyn Fn(&str) -> TypeKind) -> Result<(),
         }
         Pred::InRange { expr, lo, hi, op_span } => {
             for e in [expr, lo, hi] {
-                let t = expr_type(e, attr)?;
+                let t = expr_type(e, attr, other)?;
                 if !t.may_be_numeric() {
                     return Err(type_error(format!("IN RANGE needs numbers, found {}", t.name()), *op_span));
                 }
@@ -219,7 +241,7 @@ pub(crate) fn pred_type(p: &Pred, attr: &dyn Fn(&str) -> TypeKind) -> Result<(),
             Ok(())
         }
         Pred::Bool(e) => {
-            let t = expr_type(e, attr)?;
+            let t = expr_type(e, attr, other)?;
             if !matches!(t, TypeKind::Bool | TypeKind::Unknown | TypeKind::Null) {
                 return Err(type_error(format!("a predicate must be boolean, found {}", t.name()), e.span));
             }
@@ -246,22 +268,28 @@ fn compatible(a: TypeKind, b: TypeKind) -> bool {
     }
 }
 
-fn expr_type(e: &Expr, attr: &dyn Fn(&str) -> TypeKind) -> Result<TypeKind, Diagnostic> {
+fn expr_type(
+    e: &Expr,
+    attr: &dyn Fn(&str) -> TypeKind,
+    other: &dyn Fn(&Expr) -> TypeKind,
+) -> Result<TypeKind, Diagnostic> {
     Ok(match &e.kind {
         ExprKind::Int(_) => TypeKind::Int,
         ExprKind::Float(_) => TypeKind::Float,
         ExprKind::Str(_) => TypeKind::Str,
         ExprKind::Bool(_) => TypeKind::Bool,
-        ExprKind::Attr(id) => attr(&id.name),
+        ExprKind::Attr(id) | ExprKind::Prev(id) => attr(&id.name),
+        ExprKind::Ref { .. } => other(e),
+        ExprKind::Agg(a) => super::correlation::aggregate_kind(a, other(e))?,
         ExprKind::Unary { operand, .. } => {
-            let t = expr_type(operand, attr)?;
+            let t = expr_type(operand, attr, other)?;
             if !t.may_be_numeric() {
                 return Err(type_error(format!("unary sign needs a number, found {}", t.name()), e.span));
             }
             t
         }
         ExprKind::Binary { op, lhs, rhs, op_span } => {
-            let (l, r) = (expr_type(lhs, attr)?, expr_type(rhs, attr)?);
+            let (l, r) = (expr_type(lhs, attr, other)?, expr_type(rhs, attr, other)?);
             if !l.may_be_numeric() || !r.may_be_numeric() {
                 let bad = if l.may_be_numeric() { r } else { l };
                 return Err(type_error(format!("`{}` needs numbers, found {}", op.symbol(), bad.name()), *op_span));

@@ -276,6 +276,8 @@ impl Builder<'_> {
     fn filter(&mut self, s: Sub, f: &RFilter) -> Result<Sub, Diagnostic> {
         Ok(match f {
             RFilter::Var { var, pred } => self.conjoin(s, *var, pred)?,
+            // Tested per valuation during enumeration: TRUE for the automaton.
+            RFilter::Residual => s,
             RFilter::And(a, b) => {
                 let s = self.filter(s, a)?;
                 self.filter(s, b)?

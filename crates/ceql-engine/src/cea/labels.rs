@@ -67,3 +67,39 @@ pub fn assign_labels(cea: &mut Cea, projection: &Projection, variables: &Variabl
     }
     labels
 }
+
+impl CaptureLabels {
+    /// The labels after `projection` (reported variables of `L ∩ SELECT`), and the
+    /// projected label of each of these labels (0 when nothing of it is kept). Used
+    /// when the automaton runs with every variable captured internally (residual
+    /// filters) and the output is projected afterwards.
+    pub(crate) fn project(&self, projection: &Projection, variables: &Variables) -> (CaptureLabels, Vec<u32>) {
+        let mut out = CaptureLabels { sets: vec![Vec::new()] };
+        let map = self
+            .sets
+            .iter()
+            .map(|set| {
+                let kept: Vec<VarId> = set
+                    .iter()
+                    .copied()
+                    .filter(|&v| {
+                        variables.is_reported(v)
+                            && match projection {
+                                Projection::All => true,
+                                Projection::Nothing => false,
+                                Projection::Vars(sel) => sel.contains(v),
+                            }
+                    })
+                    .collect();
+                match out.sets.iter().position(|s| *s == kept) {
+                    Some(i) => i as u32,
+                    None => {
+                        out.sets.push(kept);
+                        (out.sets.len() - 1) as u32
+                    }
+                }
+            })
+            .collect();
+        (out, map)
+    }
+}

@@ -7,7 +7,7 @@ mod construction_tests;
 mod guard;
 mod labels;
 
-pub use build::build_cea;
+pub use build::{build_cea, PredTable};
 pub use guard::{Guard, Term};
 pub use labels::{assign_labels, CaptureLabels, LABEL_SHIFT, MAX_LABELS, POSITION_MASK};
 

@@ -54,6 +54,8 @@ pub(super) fn normalized(q: &CompiledQuery) -> String {
 fn dnf(f: &RFilter) -> Vec<Vec<(VarId, String)>> {
     match f {
         RFilter::Var { var, pred } => vec![vec![(*var, ceql_syntax::pred_to_string(pred))]],
+        // Tested per valuation, not pushed down: TRUE here.
+        RFilter::Residual => vec![Vec::new()],
         RFilter::Or(a, b) => {
             let mut out = dnf(a);
             out.extend(dnf(b));

@@ -11,6 +11,13 @@ pub trait AttrResolver {
     /// `Some(slot)` when the attribute is read from the event, `None` when it is
     /// NULL for this type (declared schema, attribute not declared).
     fn resolve(&mut self, name: &str) -> Option<AttrSlot>;
+
+    /// The slot of a term that reads another event (`y.attr`, `PREV(attr)`, an
+    /// aggregate): only the residual test gives them one (`crate::residual`); for
+    /// the automaton's predicates there are none, and they read NULL.
+    fn resolve_term(&mut self, _term: &ExprKind) -> Option<AttrSlot> {
+        None
+    }
 }
 
 /// Deepest predicate IR (after `AND`/`OR` chains are flattened) the compiler
@@ -94,6 +101,10 @@ fn expr(e: &Expr, attrs: &mut dyn AttrResolver) -> ExprIr {
         ExprKind::Str(s) => ExprIr::Const(Value::Str(s.as_str().into())),
         ExprKind::Bool(b) => ExprIr::Const(Value::Bool(*b)),
         ExprKind::Attr(id) => match attrs.resolve(&id.name) {
+            Some(slot) => ExprIr::Attr(slot),
+            None => ExprIr::Const(Value::Null),
+        },
+        ExprKind::Ref { .. } | ExprKind::Prev(_) | ExprKind::Agg(_) => match attrs.resolve_term(&e.kind) {
             Some(slot) => ExprIr::Attr(slot),
             None => ExprIr::Const(Value::Null),
         },

@@ -110,8 +110,13 @@ impl Runtime {
     /// `max_state_bytes`; the message names the part that dominates. Costs a few
     /// dozen instructions: call it between batches of events, not per event.
     pub fn check_state_budget(&self) -> Result<(), EventError> {
-        let (arena, cache, parts) =
-            (self.state.arena.memory_bytes(), self.state.cache.memory_bytes(), self.state.partitions.memory_bytes());
+        // The values kept for filters between events live as long as the tECS nodes
+        // (the window): they count with the arena.
+        let (arena, cache, parts) = (
+            self.state.arena.memory_bytes() + self.state.values.memory_bytes(),
+            self.state.cache.memory_bytes(),
+            self.state.partitions.memory_bytes(),
+        );
         let held = self.state.reorder.as_ref().map_or(0, |b| b.memory_bytes());
         let total = arena + cache + parts + held;
         if total <= self.config.state_budget {

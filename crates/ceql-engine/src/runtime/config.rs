@@ -42,6 +42,8 @@ pub(crate) struct Facts {
     pub dedupe: bool,
     /// `PARTITION BY` present.
     pub partitioned: bool,
+    /// Filters between events: values are stored per position and valuations tested.
+    pub residual: bool,
 }
 
 impl Config {
@@ -65,6 +67,7 @@ impl Config {
             limit: query.plan.limit.unwrap_or(u64::MAX),
             dedupe: query.dedupe_output,
             partitioned: query.is_partitioned(),
+            residual: query.residual.is_some(),
         };
         let state_budget = options.max_state_bytes.unwrap_or_else(crate::memory::default_state_budget);
         let deadline = match (&query.cea.trailing, &query.plan.trailing) {

@@ -7,6 +7,8 @@ mod budget;
 mod captures_tests;
 mod clock;
 mod config;
+#[cfg(test)]
+mod correlation_tests;
 mod deadlines;
 #[cfg(test)]
 mod deadlines_tests;
@@ -20,6 +22,7 @@ mod reorder;
 mod reorder_batch;
 #[cfg(test)]
 mod reorder_tests;
+mod residual;
 #[cfg(test)]
 mod runs_model_tests;
 mod scratch;

@@ -120,7 +120,10 @@ impl Runtime {
         let pid = self.state.partitions.get_or_create(&self.scratch.key_buf, self.state.reset_epoch);
         if let Some(begun) = self.settle_idle(pid, class, w, tau) {
             if self.state.cache.captures() {
-                self.on_event_captures(pid, begun, class, position, w, tau, out)?;
+                self.on_event_captures(pid, begun, class, position, w, tau, (ty, row), out)?;
+                if let Some(e) = self.scratch.residual_error.take() {
+                    return Err(EventError::new(position, e.field, type_name(self).as_deref(), e.message));
+                }
             } else {
                 self.on_event::<P, false>(pid, begun, class, position, w, tau, out);
             }

@@ -43,6 +43,10 @@ pub(crate) struct Scratch {
     pub(crate) dying: Vec<usize>,
     /// In-place update: (target, node) of each new node.
     pub(crate) landing: Landing,
+    /// Filters between events: the valuations enumerated before the test.
+    pub(crate) candidates: MatchBuffer,
+    /// Filters between events: the type error met while testing, reported by the push.
+    pub(crate) residual_error: Option<crate::residual::ResidualError>,
 }
 
 impl Scratch {
@@ -70,6 +74,8 @@ impl Scratch {
             marking: Marking::default(),
             dying: Vec::new(),
             landing: Landing::default(),
+            candidates: MatchBuffer::new(),
+            residual_error: None,
         }
     }
 }

@@ -16,9 +16,10 @@ use std::sync::Arc;
 const MAGIC: &[u8; 8] = b"CEQLSNAP";
 /// Current snapshot format version (5: the options carry `max_state_bytes`; 6: the
 /// options carry `captures` (with captures on, the nodes' position words carry
-/// capture labels), and the state ends with the complex events waiting for the
-/// deadline of a trailing absence and the reorder buffer, in that order).
-pub const SNAPSHOT_VERSION: u32 = 6;
+/// capture labels); 7: the attribute values kept for filters between events; the
+/// state ends with the complex events waiting for the deadline of a trailing
+/// absence and the reorder buffer, in that order).
+pub const SNAPSHOT_VERSION: u32 = 7;
 
 /// Why a snapshot cannot be restored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,6 +75,8 @@ struct State {
     /// Partitions whose runs all expired but whose virtual run keeps strategy
     /// state (NEXT/LAST/MAX): off the idle list, still compared with (docs/language.md#s3-6).
     evicted: Vec<PartitionState>,
+    /// Filters between events: the stored attribute values by position.
+    values: Vec<(u64, Vec<crate::value::Value>)>,
     /// Complex events waiting for their deadline (docs/language.md#s3-3b).
     deadlines: super::deadlines::Deadlines,
     /// The reorder buffer (`max_delay`; since version 6). Keep it last.
@@ -125,6 +128,7 @@ impl Runtime {
             nodes,
             partitions,
             evicted,
+            values: self.state.values.export(),
             deadlines: self.state.deadlines.clone(),
             reorder: self.state.reorder.as_ref().map(super::reorder::ReorderBuffer::export),
         };
@@ -176,6 +180,7 @@ impl Runtime {
         rt.state.stats = state.stats;
         rt.state.cache.restore_stats(state.cache_stats);
         rt.state.coordinate_marks = state.coordinate_marks.into_iter().collect();
+        rt.state.values = crate::residual::ValueStore::import(state.values);
         rt.state.deadlines = state.deadlines;
         rt.state.reorder = state.reorder.map(super::reorder::ReorderBuffer::import);
         if state.arena_base % crate::tecs::CHUNK_NODES as u64 != 0 {

@@ -8,6 +8,7 @@ use super::partition::Partitions;
 use super::reorder::ReorderBuffer;
 use super::RuntimeStats;
 use crate::det::DetCache;
+use crate::residual::ValueStore;
 use crate::tecs::Arena;
 use std::collections::VecDeque;
 
@@ -29,6 +30,9 @@ pub(crate) struct State {
     /// Time-based windows: the first position of each distinct coordinate still
     /// inside the window (for [`super::Runtime::horizon`]).
     pub(crate) coordinate_marks: VecDeque<(i64, u64)>,
+    /// Attribute values of the positions still in the window, for filters between
+    /// events (empty for other queries).
+    pub(crate) values: ValueStore,
     /// Complex events waiting for the deadline of a trailing absence.
     pub(crate) deadlines: super::deadlines::Deadlines,
     /// Events held until the watermark passes them (with `max_delay`).
@@ -40,7 +44,8 @@ impl State {
     pub(crate) fn new(config: &Config) -> State {
         let q = &config.query;
         let mut cache = DetCache::new(q.cea.clone(), q.strategy, &q.preds_per_type(), config.options.cache);
-        cache.set_captures(config.options.captures);
+        // Filters between events read the capture labels, whatever the output shows.
+        cache.set_captures(config.options.captures || config.facts.residual);
         State {
             cache,
             arena: Arena::new(),
@@ -50,6 +55,7 @@ impl State {
             reset_epoch: 0,
             stats: RuntimeStats::default(),
             coordinate_marks: VecDeque::new(),
+            values: ValueStore::default(),
             deadlines: Default::default(),
             reorder: config.options.max_delay.map(ReorderBuffer::new),
         }

@@ -7,6 +7,8 @@ use super::partition::{dets_of, Entry, PartitionId};
 use super::Runtime;
 use crate::det::{ClassId, Succ, DEAD, INITIAL};
 use crate::output::{MatchBuffer, Position};
+use crate::predicate::Row;
+use crate::schema::TypeId;
 use crate::tecs::{check_invariants, new_ulist, prune, Item, UnionList};
 use ceql_syntax::ast::ConsumePolicy;
 
@@ -70,7 +72,11 @@ impl Runtime {
     /// captures-off step is compiled into the push exactly as without captures.
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn on_event_captures<P: Position>(
+    ///
+    /// With filters between events, the event's values are stored here: an idle
+    /// event (settled by [`Runtime::settle_idle`]) makes no node, so no valuation
+    /// can hold it, and the captures-off step does not test for them at all.
+    pub(super) fn on_event_captures<P: Position, R: Row + ?Sized>(
         &mut self,
         pid: PartitionId,
         begun: EventStart,
@@ -78,11 +84,15 @@ impl Runtime {
         position: u64,
         w: i64,
         tau: i64,
+        (ty, row): (TypeId, &R),
         out: &mut MatchBuffer<P>,
     ) -> Result<(), crate::error::EventError> {
         // Positions share a node's word with the capture label.
         if position > crate::cea::POSITION_MASK {
             return Err(crate::error::EventError::captures_overflow(position, crate::cea::POSITION_MASK));
+        }
+        if self.config.facts.residual {
+            self.store_values(ty, row, position);
         }
         self.on_event::<P, true>(pid, begun, class, position, w, tau, out);
         Ok(())
@@ -224,6 +234,9 @@ impl Runtime {
         tau: i64,
         out: &mut MatchBuffer<P>,
     ) -> bool {
+        if CAP && self.config.facts.residual {
+            return self.emit_tested(next, position, tau, out);
+        }
         // MAX under a partial projection: incomparable maximal runs (different
         // det-states) can project to the same complex event; the output is a set,
         // so enumerate everything, remove duplicates, then apply LIMIT.

@@ -231,6 +231,15 @@ fn e_prim(pair: Pair<'_>) -> Result<Expr, Diagnostic> {
         Rule::kw_true => ExprKind::Bool(true),
         Rule::kw_false => ExprKind::Bool(false),
         Rule::ident => ExprKind::Attr(ident(inner)),
+        Rule::aggregate => ExprKind::Agg(aggregate(inner)),
+        Rule::prev_call => {
+            ExprKind::Prev(ident(inner.into_inner().find(|q| q.as_rule() == Rule::ident).expect("PREV(attr)")))
+        }
+        Rule::var_attr => {
+            let mut ids = inner.into_inner().filter(|q| q.as_rule() == Rule::ident).map(ident);
+            let var = ids.next().expect("var.attr");
+            ExprKind::Ref { var, attr: ids.next().expect("var.attr") }
+        }
         _ => {
             let e = inner.into_inner().find(|q| q.as_rule() == Rule::expr).expect("parenthesised expression");
             let mut e = expr(e)?;
@@ -239,6 +248,24 @@ fn e_prim(pair: Pair<'_>) -> Result<Expr, Diagnostic> {
         }
     };
     Ok(Expr { kind, span })
+}
+
+/// Builds an [`Aggregate`] from an `aggregate` pair: `count(y)` or `f(y.attr)`.
+pub(crate) fn aggregate(pair: Pair<'_>) -> Aggregate {
+    let span = Span::of(&pair);
+    let call = pair.into_inner().next().expect("aggregate call");
+    let mut func = AggFunc::Count;
+    let mut ids = Vec::new();
+    for q in call.into_inner() {
+        match q.as_rule() {
+            Rule::agg_func => func = AggFunc::from_name(q.as_str()).expect("grammar names an aggregate"),
+            Rule::ident => ids.push(ident(q)),
+            _ => {}
+        }
+    }
+    let mut ids = ids.into_iter();
+    let var = ids.next().expect("aggregate of a variable");
+    Aggregate { func, var, attr: ids.next(), span }
 }
 
 /// Left fold of `operand (op operand)*`.

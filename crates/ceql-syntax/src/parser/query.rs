@@ -19,6 +19,7 @@ pub(crate) fn query(pair: Pair<'_>) -> Result<Query, Diagnostic> {
     let mut within = None;
     let mut consume = ConsumePolicy::None;
     let mut limit = None;
+    let mut measures = Vec::new();
     for p in pair.into_inner() {
         match p.as_rule() {
             Rule::kw_select => select_span = Span::of(&p),
@@ -26,7 +27,7 @@ pub(crate) fn query(pair: Pair<'_>) -> Result<Query, Diagnostic> {
                 strategy_span = Some(Span::of(&p));
                 strategy = strategy_of(p);
             }
-            Rule::select_list => select = select_list(p),
+            Rule::select_list => (select, measures) = select_list(p)?,
             Rule::from_clause => from = p.into_inner().filter(|q| q.as_rule() == Rule::ident).map(ident).collect(),
             Rule::cel => pattern = Some(cel::cel(p)?),
             Rule::partition_clause => {
@@ -52,6 +53,7 @@ pub(crate) fn query(pair: Pair<'_>) -> Result<Query, Diagnostic> {
         within,
         consume,
         limit,
+        measures,
         span,
     })
 }
@@ -67,28 +69,63 @@ fn strategy_of(pair: Pair<'_>) -> Strategy {
     }
 }
 
-fn select_list(pair: Pair<'_>) -> SelectList {
+fn select_list(pair: Pair<'_>) -> Result<(SelectList, Vec<Measure>), Diagnostic> {
+    let span = Span::of(&pair);
     let mut items = Vec::new();
+    let mut measures = Vec::new();
+    let mut star = None;
     for p in pair.into_inner() {
         match p.as_rule() {
-            Rule::star => return SelectList::Star,
-            Rule::kw_none => return SelectList::None(Span::of(&p)),
-            Rule::select_item => {
-                let mut var = None;
-                let mut attrs = Vec::new();
-                for q in p.into_inner() {
-                    match q.as_rule() {
-                        Rule::qname => var = Some(qname(q)),
-                        Rule::ident => attrs.push(ident(q)),
-                        _ => {}
+            Rule::star => return Ok((SelectList::Star, measures)),
+            Rule::kw_none => return Ok((SelectList::None(Span::of(&p)), measures)),
+            Rule::select_entry => {
+                let entry = p.into_inner().next().expect("select entry");
+                match entry.as_rule() {
+                    Rule::star => star = Some(Span::of(&entry)),
+                    Rule::measure => {
+                        let mut agg = None;
+                        let mut name = None;
+                        for q in entry.into_inner() {
+                            match q.as_rule() {
+                                Rule::aggregate => agg = Some(super::pred::aggregate(q)),
+                                Rule::ident => name = Some(ident(q)),
+                                _ => {}
+                            }
+                        }
+                        measures.push(Measure {
+                            agg: agg.expect("measure has an aggregate"),
+                            name: name.expect("measure has a name"),
+                        });
                     }
+                    _ => items.push(select_item(entry)),
                 }
-                items.push(SelectItem { var: var.expect("select item has a name"), attrs });
             }
             _ => {}
         }
     }
-    SelectList::Items(items)
+    // `*` goes with measures only; a list of measures only reports no positions.
+    Ok(match star {
+        Some(s) if !items.is_empty() => {
+            return Err(Diagnostic::error("E0100", "`*` cannot be listed with variables", s)
+                .with_label("write `*` alone, with measures only, or list the variables"))
+        }
+        Some(_) => (SelectList::Star, measures),
+        None if items.is_empty() => (SelectList::None(span), measures),
+        None => (SelectList::Items(items), measures),
+    })
+}
+
+fn select_item(p: Pair<'_>) -> SelectItem {
+    let mut var = None;
+    let mut attrs = Vec::new();
+    for q in p.into_inner() {
+        match q.as_rule() {
+            Rule::qname => var = Some(qname(q)),
+            Rule::ident => attrs.push(ident(q)),
+            _ => {}
+        }
+    }
+    SelectItem { var: var.expect("select item has a name"), attrs }
 }
 
 /// Builds a [`QName`] from a `qname` pair.

@@ -1,0 +1,395 @@
+//! Static checks and planning of the predicates that read other events
+//! (docs/design/correlation.md): `y.attr`, `PREV(attr)` and aggregates.
+//!
+//! Checks: E0301 for such a term inside `NOT(...)`, E0204 for the attributes they
+//! read, E0300 for their types (with declarations). The scope checks (E0301, E0305)
+//! are in `scope.rs`. Planning ([`plan_residuals`]) takes the conjuncts that read
+//! other events out of the automaton: they are tested per valuation during
+//! enumeration (`crate::residual`). What the first version does not evaluate is
+//! refused with E0500.
+
+use super::{RCel, RFilter, Resolved, VarId};
+use crate::bitset::BitSet;
+use crate::value::{AttrType, TypeKind};
+use ceql_syntax::ast::{self, AggFunc, Aggregate, Cel, CelKind, ExprKind, Filter, Pred, Strategy};
+use ceql_syntax::{Diagnostic, Span};
+
+/// The span of the first term of `p` that reads another event, if any.
+pub(crate) fn first_other_read(p: &Pred) -> Option<Span> {
+    let mut found = None;
+    p.for_each_expr(&mut |e| {
+        if found.is_none() && matches!(e.kind, ExprKind::Ref { .. } | ExprKind::Prev(_) | ExprKind::Agg(_)) {
+            found = Some(e.span);
+        }
+    });
+    found
+}
+
+/// E0301: a filter inside `NOT(...)` reads one event, so it cannot read another.
+pub(super) fn check_not_filters(c: &Cel) -> Result<(), Diagnostic> {
+    fn terms(f: &Filter, out: &mut Vec<Span>) {
+        match f {
+            Filter::Var { pred, .. } => out.extend(first_other_read(pred)),
+            Filter::And(a, b) | Filter::Or(a, b) => {
+                terms(a, out);
+                terms(b, out);
+            }
+        }
+    }
+    match &c.kind {
+        CelKind::Atom(_) => Ok(()),
+        CelKind::Not(a) | CelKind::Absent(a, _) => {
+            let mut spans = Vec::new();
+            a.filters.iter().for_each(|f| terms(f, &mut spans));
+            match spans.first() {
+                Some(s) => Err(Diagnostic::error("E0301", "a filter inside NOT or ABSENT reads another event", *s)
+                    .with_label(
+                        "NOT(...) and ABSENT(...) test one event at a time; they cannot read other variables, PREV \
+                         or aggregates yet",
+                    )),
+                None => Ok(()),
+            }
+        }
+        CelKind::As(x, _) | CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => {
+            check_not_filters(x)
+        }
+        CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) => {
+            check_not_filters(a)?;
+            check_not_filters(b)
+        }
+    }
+}
+
+/// The `(variable, attribute)` reads of `y.attr` and aggregates in `p`.
+fn other_reads(p: &Pred) -> Vec<(&ast::Ident, Option<&ast::Ident>)> {
+    let mut out = Vec::new();
+    p.for_each_expr(&mut |e| match &e.kind {
+        ExprKind::Ref { var, attr } => out.push((var, Some(attr))),
+        ExprKind::Agg(a) => out.push((&a.var, a.attr.as_ref())),
+        _ => {}
+    });
+    out
+}
+
+/// E0204 for the attributes read through `y.attr` and aggregates (filters and
+/// measures): `type` and `stream` are not attributes; with declarations, some type
+/// `y` can capture must declare the attribute.
+pub(super) fn check_reference_attributes(query: &ast::Query, r: &Resolved) -> Result<(), Diagnostic> {
+    let mut reads: Vec<(&ast::Ident, Option<&ast::Ident>)> = Vec::new();
+    super::typing::for_each_filter_term(&query.pattern, &mut |_, pred| reads.extend(other_reads(pred)));
+    reads.extend(query.measures.iter().map(|m| (&m.agg.var, m.agg.attr.as_ref())));
+    for (_, attr) in &reads {
+        if let Some(d) = attr.and_then(|a| super::names::reserved_attribute("E0204", a)) {
+            return Err(d);
+        }
+    }
+    if !r.schema.declared {
+        return Ok(());
+    }
+    for (var, attr) in reads {
+        let Some(attr) = attr else { continue };
+        let types = &r.capturable[r.ref_var(var.span)];
+        if !types.iter().any(|&t| r.schema.types[t as usize].attr_type(&attr.name).is_some()) {
+            let names: Vec<String> = types.iter().map(|&t| r.schema.type_display(t)).collect();
+            return Err(Diagnostic::error(
+                "E0204",
+                format!("unknown attribute `{}.{}`", var.name, attr.name),
+                attr.span,
+            )
+            .with_label(format!(
+                "not declared by any type `{}` can capture ({})",
+                var.name,
+                names.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The static kind of `y.attr` (of an aggregate's argument; `count` has none and
+/// is an integer): unknown without declarations; with them, the declared kind over
+/// the types `y` can capture, which must agree (E0300).
+pub(super) fn ref_kind(r: &Resolved, var: VarId, attr: Option<&ast::Ident>) -> Result<TypeKind, Diagnostic> {
+    let Some(attr) = attr else { return Ok(TypeKind::Int) };
+    if !r.schema.declared {
+        return Ok(TypeKind::Unknown);
+    }
+    let kinds: Vec<TypeKind> = r.capturable[var]
+        .iter()
+        .filter_map(|&t| r.schema.types[t as usize].attr_type(&attr.name))
+        .map(AttrType::kind)
+        .collect();
+    let numeric = kinds.iter().all(|k| matches!(k, TypeKind::Int | TypeKind::Float));
+    if kinds.is_empty() {
+        Ok(TypeKind::Null)
+    } else if numeric {
+        Ok(if kinds.iter().all(|k| *k == TypeKind::Int) { TypeKind::Int } else { TypeKind::Float })
+    } else if kinds.windows(2).all(|w| w[0] == w[1]) {
+        Ok(kinds[0])
+    } else {
+        Err(Diagnostic::error(
+            "E0300",
+            format!("attribute `{}` has incompatible types across the event types this variable captures", attr.name),
+            attr.span,
+        ))
+    }
+}
+
+/// The kind of an aggregate whose argument has kind `arg` (E0300 for `sum`, `avg`,
+/// `min` and `max` of a non-number).
+pub(super) fn aggregate_kind(a: &Aggregate, arg: TypeKind) -> Result<TypeKind, Diagnostic> {
+    let numeric_only = matches!(a.func, AggFunc::Sum | AggFunc::Avg | AggFunc::Min | AggFunc::Max);
+    if numeric_only && !arg.may_be_numeric() {
+        return Err(Diagnostic::error(
+            "E0300",
+            format!("{} needs numbers, found {}", a.func.name(), arg.name()),
+            a.attr.as_ref().map_or(a.span, |i| i.span),
+        ));
+    }
+    Ok(match a.func {
+        AggFunc::Count => TypeKind::Int,
+        AggFunc::Avg => TypeKind::Float,
+        _ => arg,
+    })
+}
+
+/// Type-checks the measures of the SELECT list (E0300).
+pub(super) fn check_measures(query: &ast::Query, r: &Resolved) -> Result<(), Diagnostic> {
+    for m in &query.measures {
+        let arg = ref_kind(r, r.ref_var(m.agg.var.span), m.agg.attr.as_ref())?;
+        aggregate_kind(&m.agg, arg)?;
+    }
+    Ok(())
+}
+
+/// A filter conjunct tested per valuation rather than in the automaton.
+#[derive(Clone, Debug)]
+pub struct ResidualFilter {
+    /// The conjunct (it may hold unary terms under an `OR` with a non-unary one).
+    pub filter: RFilter,
+}
+
+/// Whether a resolved filter has a term that reads other events.
+fn reads_other_events(f: &RFilter) -> bool {
+    match f {
+        RFilter::Var { pred, .. } => pred.reads_other_events(),
+        RFilter::And(a, b) | RFilter::Or(a, b) => reads_other_events(a) || reads_other_events(b),
+        RFilter::Residual => false,
+    }
+}
+
+/// Moves every filter conjunct that reads other events out of the formula into
+/// `residuals` (the automaton treats it as TRUE), after refusing with E0500 what
+/// the residual test does not evaluate yet:
+///
+/// * such a filter inside an iteration `(ψ FILTER θ)+` (its variables are re-bound
+///   per iteration, which a test on the whole valuation cannot see);
+/// * a variable of such a conjunct that the formula can also bind outside the
+///   filtered sub-formula `ψ` (the test sees the whole valuation, not `ψ`'s part);
+/// * strategies other than ALL/ANY (they must choose among passing valuations).
+pub(super) fn plan_residuals(
+    query: &ast::Query,
+    pattern: &mut RCel,
+    r: &Resolved,
+) -> Result<Vec<ResidualFilter>, Diagnostic> {
+    // ABSENT reshapes the resolved formula (a chain with its gaps, the trailing absence
+    // apart), so the walk below, which pairs it with the syntax tree, does not apply.
+    if first_absent(&query.pattern).is_some() {
+        return match first_filter_reading_others(&query.pattern) {
+            Some(read) => Err(Diagnostic::error(
+                "E0500",
+                "not supported yet: filters between events in a query with ABSENT(...)",
+                read,
+            )
+            .with_label("planned with correlated absence (docs/design/correlation.md)")),
+            None => Ok(Vec::new()),
+        };
+    }
+    // Atoms in pre-order with the variables that capture them (aliases included).
+    let mut atoms: Vec<BitSet> = Vec::new();
+    collect_atoms(pattern, &BitSet::new(), &mut atoms);
+    let mut residuals = Vec::new();
+    let mut next_atom = 0;
+    walk(&query.pattern, pattern, false, &atoms, &mut next_atom, r, &mut residuals)?;
+    if !residuals.is_empty() && !matches!(query.strategy, Strategy::All | Strategy::Any) {
+        return Err(Diagnostic::error(
+            "E0500",
+            format!("not supported yet: strategy {} with predicates between events", query.strategy.keyword()),
+            query.strategy_span.unwrap_or(query.select_span),
+        )
+        .with_label("it must choose among the valuations that pass them; use ALL for now"));
+    }
+    Ok(residuals)
+}
+
+/// The span of the first `ABSENT(...)` of a formula, if any.
+fn first_absent(c: &Cel) -> Option<Span> {
+    match &c.kind {
+        CelKind::Absent(..) => Some(c.span),
+        CelKind::Atom(_) | CelKind::Not(_) => None,
+        CelKind::As(x, _) | CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => first_absent(x),
+        CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) => {
+            first_absent(a).or_else(|| first_absent(b))
+        }
+    }
+}
+
+/// The span of the first read of another event (`y.attr`, `PREV`, an aggregate) in a
+/// `FILTER` of a formula, if any.
+fn first_filter_reading_others(c: &Cel) -> Option<Span> {
+    fn in_filter(f: &Filter) -> Option<Span> {
+        match f {
+            Filter::Var { pred, .. } => first_other_read(pred),
+            Filter::And(a, b) | Filter::Or(a, b) => in_filter(a).or_else(|| in_filter(b)),
+        }
+    }
+    match &c.kind {
+        CelKind::Atom(_) | CelKind::Not(_) | CelKind::Absent(..) => None,
+        CelKind::Filter(x, f) => in_filter(f).or_else(|| first_filter_reading_others(x)),
+        CelKind::As(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => first_filter_reading_others(x),
+        CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) => {
+            first_filter_reading_others(a).or_else(|| first_filter_reading_others(b))
+        }
+    }
+}
+
+fn collect_atoms(c: &RCel, aliases: &BitSet, out: &mut Vec<BitSet>) {
+    match c {
+        RCel::Atom(edges, _) => {
+            let mut vars = aliases.clone();
+            for e in edges {
+                vars.union_with(&e.vars);
+            }
+            out.push(vars);
+        }
+        RCel::Not(..) => {}
+        RCel::As(x, v) => {
+            let mut inner = aliases.clone();
+            inner.insert(*v);
+            collect_atoms(x, &inner, out);
+        }
+        RCel::Filter(x, _) | RCel::Plus(x, _) | RCel::ContiguousPlus(x, _) => collect_atoms(x, aliases, out),
+        RCel::Seq(a, b) | RCel::Contiguous(a, b) | RCel::Or(a, b, _) | RCel::SeqAbsent(a, _, b) => {
+            collect_atoms(a, aliases, out);
+            collect_atoms(b, aliases, out);
+        }
+    }
+}
+
+fn count_atoms(c: &RCel) -> usize {
+    match c {
+        RCel::Atom(..) => 1,
+        RCel::Not(..) => 0,
+        RCel::As(x, _) | RCel::Filter(x, _) | RCel::Plus(x, _) | RCel::ContiguousPlus(x, _) => count_atoms(x),
+        RCel::Seq(a, b) | RCel::Contiguous(a, b) | RCel::Or(a, b, _) | RCel::SeqAbsent(a, _, b) => {
+            count_atoms(a) + count_atoms(b)
+        }
+    }
+}
+
+/// Walks the syntax tree and its resolved twin together (they have the same shape).
+fn walk(
+    c: &Cel,
+    rc: &mut RCel,
+    in_plus: bool,
+    atoms: &[BitSet],
+    next_atom: &mut usize,
+    r: &Resolved,
+    out: &mut Vec<ResidualFilter>,
+) -> Result<(), Diagnostic> {
+    match (&c.kind, rc) {
+        (CelKind::Atom(_), RCel::Atom(..)) => {
+            *next_atom += 1;
+            Ok(())
+        }
+        (CelKind::Not(_), RCel::Not(..)) => Ok(()),
+        (CelKind::As(x, _), RCel::As(rx, _)) => walk(x, rx, in_plus, atoms, next_atom, r, out),
+        (CelKind::Plus(x), RCel::Plus(rx, _)) | (CelKind::ContiguousPlus(x), RCel::ContiguousPlus(rx, _)) => {
+            walk(x, rx, true, atoms, next_atom, r, out)
+        }
+        (CelKind::Seq(a, b), RCel::Seq(ra, rb))
+        | (CelKind::Contiguous(a, b), RCel::Contiguous(ra, rb))
+        | (CelKind::Or(a, b), RCel::Or(ra, rb, _)) => {
+            walk(a, ra, in_plus, atoms, next_atom, r, out)?;
+            walk(b, rb, in_plus, atoms, next_atom, r, out)
+        }
+        (CelKind::Filter(x, f), RCel::Filter(rx, rf)) => {
+            let first = *next_atom;
+            let n = count_atoms(rx);
+            walk(x, rx, in_plus, atoms, next_atom, r, out)?;
+            let mut outside = BitSet::new();
+            for (i, vars) in atoms.iter().enumerate() {
+                if i < first || i >= first + n {
+                    outside.union_with(vars);
+                }
+            }
+            let rf_taken = std::mem::replace(rf, RFilter::Residual);
+            *rf = split(f, rf_taken, in_plus, &outside, r, out)?;
+            Ok(())
+        }
+        _ => unreachable!("the resolved formula has the shape of the syntax tree"),
+    }
+}
+
+/// Replaces the conjuncts of `rf` (resolved from `f`) that read other events.
+fn split(
+    f: &Filter,
+    rf: RFilter,
+    in_plus: bool,
+    outside: &BitSet,
+    r: &Resolved,
+    out: &mut Vec<ResidualFilter>,
+) -> Result<RFilter, Diagnostic> {
+    if let (Filter::And(a, b), RFilter::And(ra, rb)) = (f, rf.clone()) {
+        let left = split(a, *ra, in_plus, outside, r, out)?;
+        let right = split(b, *rb, in_plus, outside, r, out)?;
+        return Ok(RFilter::And(Box::new(left), Box::new(right)));
+    }
+    if !reads_other_events(&rf) {
+        return Ok(rf);
+    }
+    check_conjunct(f, in_plus, outside, r)?;
+    out.push(ResidualFilter { filter: rf });
+    Ok(RFilter::Residual)
+}
+
+/// The E0500 refusals for one conjunct that reads other events.
+fn check_conjunct(f: &Filter, in_plus: bool, outside: &BitSet, r: &Resolved) -> Result<(), Diagnostic> {
+    match f {
+        Filter::And(a, b) | Filter::Or(a, b) => {
+            check_conjunct(a, in_plus, outside, r)?;
+            check_conjunct(b, in_plus, outside, r)
+        }
+        Filter::Var { var, pred, span } => {
+            if in_plus && pred.reads_other_events() {
+                return Err(Diagnostic::error(
+                    "E0500",
+                    "not supported yet: a filter that reads other events inside an iteration `(... FILTER ...)+`",
+                    *span,
+                )
+                .with_label("its variables are re-bound per iteration; move the filter after the `+` if every iteration's events may be compared together"));
+            }
+            let mut vars = vec![(r.filter_var(*span), var.span, var.display())];
+            let mut refs = Vec::new();
+            pred.for_each_expr(&mut |e| match &e.kind {
+                ExprKind::Ref { var, .. } => refs.push(var),
+                ExprKind::Agg(a) => refs.push(&a.var),
+                _ => {}
+            });
+            vars.extend(refs.into_iter().map(|id| (r.ref_var(id.span), id.span, id.name.clone())));
+            for (v, vspan, name) in vars {
+                if outside.contains(v) {
+                    return Err(Diagnostic::error(
+                        "E0500",
+                        format!(
+                            "not supported yet: `{name}` is read by a filter between events but is also bound outside the formula it filters"
+                        ),
+                        vspan,
+                    )
+                    .with_label("give the events of the filtered formula their own AS name"));
+                }
+            }
+            Ok(())
+        }
+    }
+}

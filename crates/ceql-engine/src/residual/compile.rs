@@ -1,0 +1,173 @@
+//! Compiles the residual filters of a plan over virtual slots, and fixes which
+//! attributes the runtime stores per position.
+
+use super::{FilterIr, Source, TermIr};
+use crate::analyze::{Plan, RFilter, VarId, VarKind, Variables};
+use crate::bitset::BitSet;
+use crate::cea::{CaptureLabels, PredTable};
+use crate::predicate::{compile_pred, AttrResolver, AttrSlot, Row};
+use crate::schema::TypeId;
+use crate::value::Value;
+use ceql_syntax::ast::{ExprKind, Ident};
+use ceql_syntax::Diagnostic;
+
+/// Everything the runtime needs to test valuations against the residual filters.
+#[derive(Clone, Debug)]
+pub(crate) struct ResidualPlan {
+    /// The conjuncts, all of which must hold.
+    pub filters: Vec<FilterIr>,
+    /// The stored attributes: their slots in the query's attribute layout.
+    stored: Vec<AttrSlot>,
+    /// `reads[t][i]`: events of type `t` have stored attribute `i` (with declarations,
+    /// an attribute a type does not declare is NULL, docs/language.md#s1-2).
+    reads: Vec<Vec<bool>>,
+    /// The variables of each internal capture label.
+    label_vars: Vec<BitSet>,
+    /// The label each internal label has after the user's projection (0: not reported).
+    pub to_user: Vec<u32>,
+}
+
+impl ResidualPlan {
+    /// Compiles the residual filters of `plan`; `internal` are the capture labels of
+    /// the automaton (every variable), `to_user` their projection.
+    pub(crate) fn new(
+        plan: &Plan,
+        table: &mut PredTable,
+        internal: &CaptureLabels,
+        to_user: Vec<u32>,
+    ) -> Result<ResidualPlan, Diagnostic> {
+        let mut names: Vec<String> = Vec::new();
+        let filters =
+            plan.residuals.iter().map(|r| filter(&r.filter, plan, &mut names)).collect::<Result<Vec<_>, _>>()?;
+        let stored = names.iter().map(|n| table.slot(n)).collect();
+        let schema = &plan.schema;
+        let reads = schema
+            .types
+            .iter()
+            .map(|td| names.iter().map(|n| !schema.declared || td.attr_type(n).is_some()).collect())
+            .collect();
+        let label_vars = (0..internal.len() as u32)
+            .map(|l| {
+                let mut s = BitSet::new();
+                internal.vars(l).iter().for_each(|&v| s.insert(v));
+                s
+            })
+            .collect();
+        Ok(ResidualPlan { filters, stored, reads, label_vars, to_user })
+    }
+
+    /// The stored row of an event of type `ty`.
+    pub(crate) fn row<R: Row + ?Sized>(&self, ty: TypeId, row: &R) -> Box<[Value]> {
+        let reads = &self.reads[ty as usize];
+        self.stored
+            .iter()
+            .zip(reads)
+            .map(|(&slot, &read)| if read { row.get(slot).to_owned_value() } else { Value::Null })
+            .collect()
+    }
+
+    /// Whether internal label `l` captures variable `v`.
+    #[inline]
+    pub(crate) fn captures(&self, l: u32, v: VarId) -> bool {
+        self.label_vars[l as usize].contains(v)
+    }
+}
+
+fn filter(f: &RFilter, plan: &Plan, names: &mut Vec<String>) -> Result<FilterIr, Diagnostic> {
+    Ok(match f {
+        RFilter::Var { var, pred } => {
+            let mut slots =
+                Slots { names, vars: &plan.variables, sources: Vec::new(), texts: Vec::new(), refs: Vec::new() };
+            let ir = compile_pred(pred, &mut slots, &plan.regexes)?;
+            let Slots { sources, texts, refs, .. } = slots;
+            FilterIr::Term(Box::new(TermIr {
+                var: *var,
+                pred: ir,
+                sources,
+                names: texts,
+                refs,
+                prev: pred.uses_prev(),
+            }))
+        }
+        RFilter::And(a, b) => FilterIr::And(Box::new(filter(a, plan, names)?), Box::new(filter(b, plan, names)?)),
+        RFilter::Or(a, b) => FilterIr::Or(Box::new(filter(a, plan, names)?), Box::new(filter(b, plan, names)?)),
+        RFilter::Residual => unreachable!("residual conjuncts are not nested"),
+    })
+}
+
+/// Gives every distinct read of a term a virtual slot.
+struct Slots<'a> {
+    /// The stored attribute names (shared by every term).
+    names: &'a mut Vec<String>,
+    vars: &'a Variables,
+    sources: Vec<Source>,
+    texts: Vec<String>,
+    refs: Vec<VarId>,
+}
+
+impl Slots<'_> {
+    fn stored(&mut self, name: &str) -> usize {
+        match self.names.iter().position(|n| n == name) {
+            Some(i) => i,
+            None => {
+                self.names.push(name.to_string());
+                self.names.len() - 1
+            }
+        }
+    }
+
+    fn slot(&mut self, source: Source, text: String) -> AttrSlot {
+        let i = match self.sources.iter().position(|s| *s == source) {
+            Some(i) => i,
+            None => {
+                self.sources.push(source);
+                self.texts.push(text);
+                self.sources.len() - 1
+            }
+        };
+        i as AttrSlot
+    }
+
+    /// The variable a reference names: an `AS` name first, then an event type (as
+    /// the name pass resolved it).
+    fn var(&self, id: &Ident) -> VarId {
+        self.vars
+            .find(&VarKind::Alias(id.name.clone()))
+            .or_else(|| self.vars.find(&VarKind::Type(id.name.clone())))
+            .expect("references were resolved by the name pass")
+    }
+}
+
+impl AttrResolver for Slots<'_> {
+    fn resolve(&mut self, name: &str) -> Option<AttrSlot> {
+        let a = self.stored(name);
+        Some(self.slot(Source::Own(a), name.to_string()))
+    }
+
+    fn resolve_term(&mut self, term: &ExprKind) -> Option<AttrSlot> {
+        Some(match term {
+            ExprKind::Ref { var, attr } => {
+                let v = self.var(var);
+                let r = match self.refs.iter().position(|&x| x == v) {
+                    Some(r) => r,
+                    None => {
+                        self.refs.push(v);
+                        self.refs.len() - 1
+                    }
+                };
+                let a = self.stored(&attr.name);
+                self.slot(Source::Ref(r, a), format!("{}.{}", var.name, attr.name))
+            }
+            ExprKind::Prev(attr) => {
+                let a = self.stored(&attr.name);
+                self.slot(Source::Prev(a), format!("PREV({})", attr.name))
+            }
+            ExprKind::Agg(agg) => {
+                let v = self.var(&agg.var);
+                let a = agg.attr.as_ref().map(|id| self.stored(&id.name));
+                self.slot(Source::Agg(agg.func, v, a), ceql_syntax::aggregate_to_string(agg))
+            }
+            _ => return None,
+        })
+    }
+}
