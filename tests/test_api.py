@@ -86,8 +86,7 @@ def test_a_snapshot_of_another_format_version_is_refused():
     data = bytearray(s.snapshot())
     at = data.find(b"CEQLSNAP")
     assert at >= 0
-    # The version before the current one (version 6 changed the options and appended
-    # the deadline queue and the reorder buffer).
+    # The version before the current one.
     version = int.from_bytes(data[at + 8 : at + 12], "little")
     data[at + 8 : at + 12] = (version - 1).to_bytes(4, "little")
     # An intact snapshot of that version: its checksum covers the changed bytes.

@@ -5,6 +5,8 @@ expected values follow from docs/language.md#s3-3b and #s3-7a on the sorted stre
 
 from __future__ import annotations
 
+import pytest
+
 import ceql
 
 QUERY = """SELECT * FROM S WHERE ORDER AS o ; ABSENT(PAYMENT) FOR 10 seconds
@@ -88,3 +90,16 @@ def test_a_deadline_match_keeps_its_captures():
         assert m.positions == (1,)
         assert m.captures == {"ORDER": (1,), "o": (1,)}
         assert m.deadline == 11 * 10**9
+
+
+@pytest.mark.parametrize("query,code", [
+    # Filters between events do not combine with ABSENT yet: refused, never evaluated wrong.
+    ("SELECT * FROM S WHERE A AS a ; ABSENT(B) ; C AS c FILTER c[v > a.v]", "E0500"),
+    ("SELECT * FROM S WHERE A AS a ; C AS c FILTER c[v > a.v] ; ABSENT(B) FOR 1 second WITHIN 1 minute", "E0500"),
+    # ABSENT, like NOT, tests one event at a time.
+    ("SELECT * FROM S WHERE A AS a ; ABSENT(B FILTER B[v > a.v]) ; C", "E0301"),
+])
+def test_filters_between_events_with_absent_are_refused(query, code):
+    with pytest.raises(ceql.CeqlError) as e:
+        ceql.compile(query)
+    assert e.value.code == code
