@@ -1,4 +1,4 @@
-"""The oracle's predicates between events, PREV and aggregates (docs/design/correlation.md §2)
+"""The oracle's predicates between events, PREV and aggregates (docs/design/correlation.md, section 2)
 on hand-checked examples: each expected output is worked out from the design's text in the
 comment above it, not taken from any engine."""
 

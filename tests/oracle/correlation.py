@@ -1,4 +1,4 @@
-"""Predicates between events, PREV and aggregates (docs/design/correlation.md §2), by brute
+"""Predicates between events, PREV and aggregates (docs/design/correlation.md, section 2), by brute
 force over the valuation.
 
 A filter term ``x[P]`` whose ``P`` reads other events (``y.attr``, ``PREV(attr)``, an
@@ -96,7 +96,7 @@ class _Env:
 
 
 def satisfies(v, term, events):
-    """Whether valuation ``v`` satisfies the filter term ``term`` (docs/design/correlation.md §2)."""
+    """Whether valuation ``v`` satisfies the filter term ``term`` (docs/design/correlation.md, section 2)."""
     xs = sorted(positions_of(v, term.var))
     refs, _ = referenced(term.pred)
     refs = sorted(refs)

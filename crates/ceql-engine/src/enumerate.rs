@@ -94,7 +94,7 @@ impl Enumerator {
     /// Algorithm 2 with captures on, one valuation at a time: each valuation of
     /// `root` starting inside the window is written alone into `one` (cleared
     /// before each) and handed to `each`, which returns whether to go on. Used by
-    /// filters between events (docs/design/correlation.md §3.2), whose valuations are
+    /// filters between events (docs/design/correlation.md, section 3.2), whose valuations are
     /// tested as they come instead of being collected first: the memory is one
     /// valuation, however many there are.
     ///

@@ -69,7 +69,7 @@ pub struct CompiledQuery {
     /// Capture labels of the output-marking transitions (docs/language.md#s3-2a),
     /// as the user sees them (after the projection).
     pub(crate) labels: crate::cea::CaptureLabels,
-    /// Filters between events, tested per valuation (docs/design/correlation.md §3.2);
+    /// Filters between events, tested per valuation (docs/design/correlation.md, section 3.2);
     /// the automaton then labels every variable (captures on internally).
     pub(crate) residual: Option<Arc<ResidualPlan>>,
 }
@@ -108,7 +108,7 @@ impl CompiledQuery {
         decls.extend(parsed.streams.iter().cloned());
         let opts = CheckOptions { compat_ignore_strategy: options.compat_ignore_strategy };
         let plan = analyze(&parsed.query, &decls, opts).map_err(|d| CompileError::new(d, text, "query"))?;
-        // With residual filters (docs/design/correlation.md §3.2) the automaton marks and
+        // With residual filters (docs/design/correlation.md, section 3.2) the automaton marks and
         // labels every variable, and the output is projected after the test.
         let residual_query = !plan.residuals.is_empty();
         let built = if residual_query {

@@ -97,7 +97,7 @@ pub struct Query {
     /// `LIMIT n`.
     pub limit: Option<Limit>,
     /// Measures of the `SELECT` list (`count(b) AS n`), in order
-    /// (docs/design/correlation.md §1). A list of measures only has `select` NONE.
+    /// (docs/design/correlation.md, section 1). A list of measures only has `select` NONE.
     pub measures: Vec<Measure>,
     /// Span of the whole query.
     pub span: Span,
@@ -163,7 +163,7 @@ pub struct Measure {
     pub name: Ident,
 }
 
-/// Aggregate functions over the events of a variable (docs/design/correlation.md §1).
+/// Aggregate functions over the events of a variable (docs/design/correlation.md, section 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AggFunc {
     /// `count(y)`: number of events.
@@ -586,7 +586,7 @@ pub enum ExprKind {
     Bool(bool),
     /// Attribute of the filtered event.
     Attr(Ident),
-    /// `y.attr`: an attribute of an event of variable `y` (docs/design/correlation.md §1).
+    /// `y.attr`: an attribute of an event of variable `y` (docs/design/correlation.md, section 1).
     Ref {
         /// The variable.
         var: Ident,

@@ -1,4 +1,4 @@
-//! The terms that read other events (docs/design/correlation.md §1): `y.attr`,
+//! The terms that read other events (docs/design/correlation.md, section 1): `y.attr`,
 //! `PREV(attr)`, aggregates in filters, and measures in the SELECT list. Each query is
 //! printed back and parsed again (the round trip must be stable).
 

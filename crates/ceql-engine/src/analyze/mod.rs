@@ -219,7 +219,7 @@ pub struct Plan {
     pub limit: Option<u64>,
     /// Warnings (`W04xx`).
     pub warnings: Vec<Diagnostic>,
-    /// Filter conjuncts that read other events (docs/design/correlation.md §3.2).
+    /// Filter conjuncts that read other events (docs/design/correlation.md, section 3.2).
     pub residuals: Vec<correlation::ResidualFilter>,
 }
 

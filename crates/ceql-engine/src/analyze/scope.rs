@@ -1,7 +1,7 @@
 //! Scope pass (E0301): `ψ FILTER θ` is well-formed iff every variable of `θ` can be
 //! bound by `ψ` (docs/language.md#s4-2). Filters inside `NOT(...)` are checked against
 //! the atom inside `NOT`. A `y.attr` needs more: every valuation of `ψ` must bind `y`
-//! (E0305, docs/design/correlation.md §2), or its for-all would be vacuous.
+//! (E0305, docs/design/correlation.md, section 2), or its for-all would be vacuous.
 
 use super::{Resolved, VarKind};
 use crate::bitset::BitSet;

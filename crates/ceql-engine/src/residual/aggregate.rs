@@ -1,4 +1,4 @@
-//! Aggregates over the events of a variable (docs/design/correlation.md §2): `count`
+//! Aggregates over the events of a variable (docs/design/correlation.md, section 2): `count`
 //! is `|μ(y)|`; `sum`, `min`, `max` and `avg` take numbers, skip NULLs and are NULL
 //! over nothing; `sum` of integers is an integer (NULL beyond 64 bits), otherwise a
 //! double added in position order; `avg` is the double sum over the count; `min` and

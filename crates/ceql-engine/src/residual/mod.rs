@@ -1,10 +1,10 @@
-//! The residual test of predicates between events (docs/design/correlation.md §3.2,
-//! §3.3): the filter conjuncts that read other events (`y.attr`, `PREV(attr)`,
+//! The residual test of predicates between events (docs/design/correlation.md, section 3.2,
+//! section 3.3): the filter conjuncts that read other events (`y.attr`, `PREV(attr)`,
 //! aggregates) are left out of the automaton, which runs with captures on; each
 //! valuation it enumerates is tested here, against the attribute values the runtime
 //! keeps per position ([`ValueStore`]).
 //!
-//! Semantics (§2): a term `x[P]` holds iff `P` is TRUE for every event `k` of `μ(x)`
+//! Semantics (docs/design/correlation.md, section 2): a term `x[P]` holds iff `P` is TRUE for every event `k` of `μ(x)`
 //! (every pair of consecutive events when `P` uses `PREV`) and every choice of one
 //! event per variable read through `y.attr`; aggregates are functions of the whole
 //! set `μ(y)`, computed once per valuation.
@@ -113,7 +113,7 @@ impl FilterIr {
 }
 
 impl TermIr {
-    /// The for-all of §2 over the anchors and the choices of referenced events.
+    /// The for-all of the design's section 2 over the anchors and the choices of referenced events.
     fn holds(&self, v: &Valuation<'_>, store: &ValueStore) -> Result<bool, ResidualError> {
         let xs = v.positions_of(self.var);
         let anchors: Vec<(u64, Option<u64>)> = if self.prev {

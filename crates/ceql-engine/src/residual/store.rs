@@ -1,5 +1,5 @@
 //! The attribute values of the events still inside the window (docs/design/correlation.md
-//! §3.3): one row per accepted event, holding only the attributes the residual terms
+//! section 3.3): one row per accepted event, holding only the attributes the residual terms
 //! read, trimmed with the window like the tECS (docs/language.md#s6-7).
 
 use crate::value::{Value, ValueRef};

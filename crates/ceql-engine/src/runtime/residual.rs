@@ -1,4 +1,4 @@
-//! OUTPUT with filters between events (docs/design/correlation.md §3.2): the
+//! OUTPUT with filters between events (docs/design/correlation.md, section 3.2): the
 //! valuations of the final det-states are enumerated with their capture labels, one at
 //! a time, tested against the residual filters, projected as the user asked, and
 //! appended without repeats (captures off: equal complex events are one output), up to
