@@ -16,6 +16,7 @@ const ATOM: u8 = 100;
 const POSTFIX: u8 = 60;
 const SEQ: u8 = 50;
 const CONTIGUOUS: u8 = 40;
+const AND: u8 = 35;
 const OR: u8 = 30;
 
 /// A filter of an enclosing `FILTER`, waiting for the atoms that bind its variable.
@@ -125,6 +126,7 @@ impl Printer<'_> {
             }
             RCel::Contiguous(a, b) => self.infix(a, b, " : ", CONTIGUOUS),
             RCel::Or(a, b, _) => self.infix(a, b, " OR ", OR),
+            RCel::And(a, b, _) => self.infix(a, b, " AND ", AND),
             RCel::Plus(x, _) => (format!("{}+", operand(self.print(x), POSTFIX)), POSTFIX),
             RCel::ContiguousPlus(x, _) => (format!("{}:+", operand(self.print(x), POSTFIX)), POSTFIX),
         };
