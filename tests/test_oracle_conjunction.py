@@ -48,7 +48,7 @@ def run(query, events, **kw):
     ("A AND B+", "(A AND (B+))"),
     ("(A AND B)+", "((A AND B)+)"),
     ("a AnD b", "(a AND b)"),  # keywords in any case
-    # AND after FILTER: continues the filter iff a whole filter term follows (§3.3c remark 3)
+    # AND after FILTER: continues the filter iff a whole filter term follows (docs/language.md#s3-3c, remark 3)
     ("A AND B FILTER A[v > 1] AND B[v > 2]", "((A AND B) FILTER (A[(v > 1)] AND B[(v > 2)]))"),
     ("A FILTER A[v > 1] AND B", "((A FILTER A[(v > 1)]) AND B)"),
     ("A FILTER A[v > 1] AND (B ; C)", "((A FILTER A[(v > 1)]) AND (B ; C))"),

@@ -6,8 +6,8 @@
 //! `Fk` lands in *done*. A product transition is one move of each side, with guard
 //! `g1 ∧ g2` and variables `L1 ∪ L2`, allowed only if `L1 = ∅` or `L2 = ∅`.
 //!
-//! Why this is the rule of §3.3c. Every sub-automaton satisfies (C1) no transition enters
-//! `Ik` and (C3) final states have no outgoing transitions, so a run of side `k` is in `Ik`
+//! Why this is the rule of docs/language.md#s3-3c. Every sub-automaton satisfies (C1) no
+//! transition enters `Ik` and (C3) final states have no outgoing transitions, so a run of side `k` is in `Ik`
 //! only before its first event and ends at the event that enters `Fk`: *before* and *done*
 //! lose nothing. A run of the product from `i` to `j` therefore projects to one run of
 //! each side, from `ik` to `jk`, with `min(i1, i2) = i` (the product leaves its initial
