@@ -142,6 +142,15 @@ impl Printer<'_> {
     /// The operand of `NOT(...)` or `ABSENT(...)`: the atom with its filters, one
     /// alternative per conjunction of their disjunctive normal form.
     fn negated(&mut self, edges: &[AtomEdge], filters: &[RFilter]) -> String {
+        // An enclosing FILTER binds through capturing transitions only: a NOT or ABSENT
+        // atom captures nothing, so the pending filters do not apply to it.
+        let pending = std::mem::take(&mut self.pending);
+        let text = self.negated_atom(edges, filters);
+        self.pending = pending;
+        text
+    }
+
+    fn negated_atom(&mut self, edges: &[AtomEdge], filters: &[RFilter]) -> String {
         let mut alternatives = vec![Vec::new()];
         for f in filters {
             let mut next = Vec::new();
