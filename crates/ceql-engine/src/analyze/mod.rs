@@ -129,6 +129,9 @@ pub enum RCel {
     Contiguous(Box<RCel>, Box<RCel>),
     /// `ψ1 OR ψ2`.
     Or(Box<RCel>, Box<RCel>, Span),
+    /// `ψ1 AND ψ2` (docs/language.md#s3-3c): compiled to the product of the two automata;
+    /// the span names the product's states.
+    And(Box<RCel>, Box<RCel>, Span),
     /// `ψ+`.
     Plus(Box<RCel>, Span),
     /// `ψ:+`.
