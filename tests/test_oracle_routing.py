@@ -20,7 +20,7 @@ def pairs(values, query=Q):
 
 
 def test_an_integer_and_a_double_of_the_same_value_are_equal():
-    # §3.4: the integer is converted to a double: 1 = 1.0 TRUE; 2 equals neither.
+    # docs/language.md#s3-4: the integer is converted to a double: 1 = 1.0 TRUE; 2 equals neither.
     assert pairs([1, 1.0, 2]) == [(0, 1, (0, 1))]
 
 
@@ -30,7 +30,7 @@ def test_minus_zero_is_zero():
 
 
 def test_nan_equals_nothing_not_even_nan():
-    # A NaN operand makes the comparison UNKNOWN (§3.4), which rejects: only 1.0 = 1.
+    # A NaN operand makes the comparison UNKNOWN (docs/language.md#s3-4), which rejects: only 1.0 = 1.
     assert pairs([float("nan"), float("nan"), 1.0, 1]) == [(2, 3, (2, 3))]
 
 
@@ -77,7 +77,7 @@ def test_booleans_and_strings_compare_within_their_kind():
 
 @pytest.mark.parametrize("values", [["1", 1], [True, 1], ["x", False]])
 def test_two_kinds_are_a_type_error(values):
-    # §3.4: `=` takes two numbers, two strings or two booleans; anything else is an error on the
+    # docs/language.md#s3-4: `=` takes two numbers, two strings or two booleans; anything else is an error on the
     # events, raised when a valuation puts them together.
     with pytest.raises(OracleEventError):
         pairs(values)
