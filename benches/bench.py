@@ -17,6 +17,12 @@ The output's row numbers are uint32 (the input is a Table of known length) unles
 The ``corr_*`` rows (issue 16's queries 1, 3 and 4 with predicates between events, at
 W = 100, 1,000 and 10,000 events) run on the first ``--events`` stock trades, pushed in
 slices within a time budget: the row says how many events were processed and whether all were.
+The ``corr_q2*`` rows (issue 16's query 2, an equality join routed by key, docs/language.md#s3-4b)
+run on a generated LOGIN stream (:func:`login_table`, ``--events`` events, 10,000 users) through
+``Query.run_arrow``: the routed query (``corr_q2``), its ``PARTITION BY [user]`` rewrite
+(``corr_q2_partition``), both without ``country != a.country`` (``corr_q2_eq``,
+``corr_q2_partition_eq``), and the same query written so that it is not routed
+(``corr_q2_unrouted``: the residual test, on the first 5,000 events only).
 """
 
 from __future__ import annotations
@@ -139,6 +145,59 @@ def correlation_queries():
             for w in (100, 1_000, 10_000)}
 
 
+#: Issue 16's query 2 on the LOGIN stream: name -> (query, events cap or None).
+LOGIN_QUERIES = {
+    "corr_q2": ("SELECT * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[user = a.user AND country != a.country] "
+                "WITHIN 1 hour", None),
+    "corr_q2_partition": ("SELECT * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[country != a.country] "
+                          "PARTITION BY [user] WITHIN 1 hour", None),
+    "corr_q2_eq": ("SELECT * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[user = a.user] WITHIN 1 hour", None),
+    "corr_q2_partition_eq": ("SELECT * FROM S WHERE LOGIN AS a ; LOGIN AS b PARTITION BY [user] WITHIN 1 hour", None),
+    # NOT (user != a.user) is user = a.user (both UNKNOWN on NULL and NaN) but no routing equality:
+    # the residual test, quadratic in the events of the window.
+    "corr_q2_unrouted": ("SELECT * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[NOT (user != a.user) "
+                         "AND country != a.country] WITHIN 1 hour", 5_000),
+}
+
+
+def login_table(n):
+    """The LOGIN stream of query 2 (seeded): ``n`` events of 10,000 users drawn uniformly,
+    100 ms apart on average (uniform gaps of 0 to 199 ms; ``ts`` in milliseconds), each from
+    its user's home country (``user % 5`` of five countries) except 2% from another one. A
+    one-hour window holds about 36,000 events, 3.6 per user. The same distribution as the
+    criterion bench's ``login_stream`` (another generator, so not the same events)."""
+    import numpy as np
+    import pyarrow as pa
+
+    rng = np.random.default_rng(16)
+    users = rng.integers(0, 10_000, n)
+    home = users % 5
+    away = rng.integers(0, 100, n) < 2
+    country = np.where(away, (home + rng.integers(1, 5, n)) % 5, home)
+    ts = np.cumsum(rng.integers(0, 200, n))
+    names = pa.array(["FR", "DE", "US", "JP", "BR"])
+    return pa.table({"type": pa.array(["LOGIN"] * n), "user": pa.array(users, pa.int64()),
+                     "country": pa.DictionaryArray.from_arrays(pa.array(country.astype(np.int8)), names),
+                     "ts": pa.array(ts, pa.int64())})
+
+
+def run_login(name, events):
+    """One ``corr_q2*`` row: ``Query.run_arrow`` over the LOGIN stream, best of 3."""
+    import ceql
+
+    query, cap = LOGIN_QUERIES[name]
+    table = login_table(min(events, cap) if cap else events)
+    q = ceql.compile(query)
+    best, matches = float("inf"), 0
+    for _ in range(3):
+        t0 = time.perf_counter()
+        matches = q.run_arrow(table, time_field="ts", time_unit="ms").num_rows
+        best = min(best, time.perf_counter() - t0)
+    return {"workload": name, "events": table.num_rows, "seconds": round(best, 4),
+            "events_per_s": round(table.num_rows / best), "matches": matches,
+            "routed_by": q.describe()["routed_by"], "peak_rss_mib": round(peak_rss_mib(), 1)}
+
+
 #: Seconds a correlation workload may run: the residual test enumerates the valuations of
 #: the query without its filters between events, exponentially many under ALL with an
 #: iteration, and one event can take longer than any budget. The child pushes one event at a
@@ -207,6 +266,8 @@ def peak_rss_mib():
 
 
 def run_one(name, events, position_type=None):
+    if name in LOGIN_QUERIES:
+        return run_login(name, events)
     if name.startswith("corr_"):
         return run_correlation(name, events, os.environ["CEQL_BENCH_PROGRESS"])
     import numpy as np
@@ -274,6 +335,7 @@ def main():
         print(json.dumps(run_one(args.child, args.events, args.position_type)), flush=True)
         return
     names = list(synthetic()) + CAPTURED + list(stock_queries()) + list(REORDER) + list(correlation_queries())
+    names += list(LOGIN_QUERIES)
     if args.only:
         names = [n for n in names if n in args.only]
     # numpy's OpenBLAS threads spin on the other cores for a while after import;
@@ -283,7 +345,7 @@ def main():
         command = [sys.executable, __file__, "--child", name, "--events", str(args.events)]
         if args.position_type:
             command += ["--position-type", args.position_type]
-        if name.startswith("corr_"):
+        if name.startswith("corr_") and name not in LOGIN_QUERIES:
             import tempfile
 
             with tempfile.TemporaryDirectory() as d:

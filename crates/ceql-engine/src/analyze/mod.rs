@@ -8,10 +8,12 @@ mod clauses;
 mod correlation;
 mod lints;
 mod names;
+mod routing;
 mod scope;
 mod typing;
 
 pub(crate) use names::validate_declarations;
+pub use routing::Routing;
 
 use crate::bitset::BitSet;
 use crate::schema::{Schema, StreamId, TypeId};
@@ -224,6 +226,9 @@ pub struct Plan {
     pub warnings: Vec<Diagnostic>,
     /// Filter conjuncts that read other events (docs/design/correlation.md, section 3.2).
     pub residuals: Vec<correlation::ResidualFilter>,
+    /// Equalities between variables evaluated by routing events by key
+    /// (docs/language.md#s3-4b), when the query is routed.
+    pub routing: Option<Routing>,
 }
 
 /// Options that change what the checks accept.
@@ -252,6 +257,9 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
     scope::check_well_formed(query, &resolved)?;
     let mut resolved = resolved;
     let mut pattern = std::mem::replace(&mut resolved.pattern, RCel::Not(Vec::new(), Vec::new(), Span::default()));
+    // Routed equalities leave the filters first: they are neither residual tests nor
+    // refused with E0500.
+    let routing = routing::plan_routing(query, &mut pattern, &resolved);
     let residuals = correlation::plan_residuals(query, &mut pattern, &resolved)?;
     resolved.pattern = pattern;
     if let Some(m) = query.measures.first() {
@@ -308,6 +316,7 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
         limit,
         warnings,
         residuals,
+        routing,
     })
 }
 
