@@ -116,7 +116,8 @@ fn routable_shape(c: &Cel) -> bool {
         CelKind::Atom(_) => true,
         CelKind::Not(_) | CelKind::Absent(..) | CelKind::Contiguous(..) | CelKind::ContiguousPlus(_) => false,
         CelKind::As(x, _) | CelKind::Filter(x, _) | CelKind::Plus(x) => routable_shape(x),
-        CelKind::Seq(a, b) | CelKind::Or(a, b) => routable_shape(a) && routable_shape(b),
+        // A conjunction's sides skip freely, as `;` does: only marked events matter.
+        CelKind::Seq(a, b) | CelKind::And(a, b) | CelKind::Or(a, b) => routable_shape(a) && routable_shape(b),
     }
 }
 
@@ -220,7 +221,7 @@ fn definitely_bound(c: &RCel) -> BitSet {
             out
         }
         RCel::Filter(x, _) | RCel::Plus(x, _) | RCel::ContiguousPlus(x, _) => definitely_bound(x),
-        RCel::Seq(a, b) | RCel::Contiguous(a, b) | RCel::SeqAbsent(a, _, b) => {
+        RCel::Seq(a, b) | RCel::Contiguous(a, b) | RCel::SeqAbsent(a, _, b) | RCel::And(a, b, _) => {
             let mut out = definitely_bound(a);
             out.union_with(&definitely_bound(b));
             out
@@ -252,7 +253,11 @@ fn collect_atoms(c: &RCel, aliases: &BitSet, out: &mut Vec<BitSet>) {
             collect_atoms(x, &inner, out);
         }
         RCel::Filter(x, _) | RCel::Plus(x, _) | RCel::ContiguousPlus(x, _) => collect_atoms(x, aliases, out),
-        RCel::Seq(a, b) | RCel::Contiguous(a, b) | RCel::Or(a, b, _) | RCel::SeqAbsent(a, _, b) => {
+        RCel::Seq(a, b)
+        | RCel::Contiguous(a, b)
+        | RCel::Or(a, b, _)
+        | RCel::SeqAbsent(a, _, b)
+        | RCel::And(a, b, _) => {
             collect_atoms(a, aliases, out);
             collect_atoms(b, aliases, out);
         }
