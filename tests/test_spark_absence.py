@@ -110,7 +110,7 @@ def test_numeric_time_field_deadline_in_its_unit(spark):
 
 
 def test_events_of_streams_outside_from_do_not_pass_deadlines(spark):
-    """An event of a stream the query does not read does not advance time (§3.3b): a
+    """An event of a stream the query does not read does not advance time (docs/language.md#s3-3b): a
     late event of another stream leaves the last deadline open."""
     import ceql
     import ceql.spark as cs
