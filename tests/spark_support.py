@@ -253,12 +253,12 @@ def assert_same(got: List[Row], truth: List[Row]) -> None:
 
 
 # -- streaming ------------------------------------------------------------------
-def start_stream(spark: Any, source: Path, sink: Path, checkpoint: Path, *, query: str = QUERY, watermark: str = "1 minute", late: str = "drop", buckets: Optional[int] = None, fault: Any = None) -> Any:
+def start_stream(spark: Any, source: Path, sink: Path, checkpoint: Path, *, query: str = QUERY, watermark: str = "1 minute", late: str = "drop", buckets: Optional[int] = None, fault: Any = None, **options: Any) -> Any:
     """File source (one file per micro-batch) -> detect -> parquet sink, availableNow."""
     import ceql.spark as cs
 
     events_df = spark.readStream.schema(spark_schema()).option("maxFilesPerTrigger", 1).parquet(str(source))
-    matches = cs.detect(events_df, query, time_field="ts", order_field="offset", watermark=watermark, late=late, buckets=buckets, _fault=fault)
+    matches = cs.detect(events_df, query, time_field="ts", order_field="offset", watermark=watermark, late=late, buckets=buckets, _fault=fault, **options)
     return (
         matches.writeStream.format("parquet")
         .option("path", str(sink))

@@ -221,7 +221,7 @@ def test_restart_with_an_absence_query_is_exactly_once(spark, tmp_path):
     assert result.select(F.input_file_name()).distinct().count() >= 4
 
 
-def test_late_rows_have_no_deadline(spark, tmp_path):
+def test_late_rows_have_no_deadline_and_no_variables(spark, tmp_path):
     from pyspark.sql import functions as F
 
     rows = ss.events(300, 2, seed=113, step_ms=1500)
@@ -230,9 +230,11 @@ def test_late_rows_have_no_deadline(spark, tmp_path):
     flush = ss.flush_event(rows, 200_000)
     src, out, ckpt = tmp_path / "in", tmp_path / "out", tmp_path / "ckpt"
     write_all(src, chunks_of(rows) + [[late], [flush]])
-    ss.run_stream(spark, src, out, ckpt, query=QUERY, watermark="20 seconds", late="emit")
+    ss.run_stream(spark, src, out, ckpt, query=QUERY, watermark="20 seconds", late="emit", captures=True)
     result = spark.read.parquet(str(out))
     late_out = result.where(F.col("kind") == "late").collect()
     assert [r.events[0].offset for r in late_out] == [300_000] and late_out[0].deadline is None
+    assert late_out[0].events[0].variables is None, "no variable captured a late event"
+    assert {tuple(e.variables) for r in result.where(F.col("kind") == "match").collect() for e in r.events} == {("HOT",)}
     ss.assert_same(ss.collect(result.where(F.col("kind") == "match")), ss.ground_truth(rows + [flush], QUERY))
     assert dt.timedelta(seconds=D_SECONDS) == dt.timedelta(seconds=8)
