@@ -58,6 +58,12 @@ def plan_of(query: Any, schema: Optional[str]) -> QueryPlan:
             "Spark's watermark, which the glue does not do yet (run such queries with ceql.Query.run or "
             "ceql.Query.stream; docs/spark.md)"
         )
+    if q.measure_names:
+        # The output rows have no measure columns yet: dropping them would be a silent loss.
+        raise ValueError(
+            "ceql.spark does not support measures in the SELECT list yet (count(b) AS n; run such queries "
+            "with ceql.Query.run or ceql.Query.run_arrow; docs/language.md#s3-5a)"
+        )
     return QueryPlan(
         text=text,
         schema=schema,

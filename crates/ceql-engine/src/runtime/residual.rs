@@ -1,8 +1,9 @@
-//! OUTPUT with filters between events (docs/design/correlation.md, section 3.2): the
-//! valuations of the final det-states are enumerated with their capture labels, one at
-//! a time, tested against the residual filters, projected as the user asked, and
-//! appended without repeats (captures off: equal complex events are one output), up to
-//! LIMIT. Memory: one valuation, plus the set of distinct outputs at this position.
+//! OUTPUT with filters between events (docs/design/correlation.md, section 3.2) or
+//! measures (docs/language.md#s3-5a): the valuations of the final det-states are
+//! enumerated with their capture labels, one at a time, tested against the residual
+//! filters, their measures computed, projected as the user asked, and appended without
+//! repeats (captures off: equal complex events with equal measures are one output), up
+//! to LIMIT. Memory: one valuation, plus the set of distinct outputs at this position.
 
 use super::partition::Entry;
 use super::Runtime;
@@ -11,6 +12,10 @@ use crate::predicate::Row;
 use crate::residual::Valuation;
 use crate::schema::TypeId;
 use std::collections::HashSet;
+
+/// What tells two outputs of one position apart: the start, the projected positions,
+/// their capture labels (captures on) and the measures' canonical bytes.
+type OutputKey = (u64, Vec<u64>, Vec<u32>, Vec<u8>);
 
 impl Runtime {
     /// Keeps the attribute values the residual filters read for the event at
@@ -46,7 +51,9 @@ impl Runtime {
         let user_captures = self.config.options.captures;
         let store_output = self.config.options.enumerate;
         let mut left = self.config.facts.limit;
-        let mut seen: HashSet<(u64, Vec<u64>, Vec<u32>)> = HashSet::new();
+        let mut seen: HashSet<OutputKey> = HashSet::new();
+        let mut measures: Vec<crate::value::Value> = Vec::new();
+        let mut measure_key: Vec<u8> = Vec::new();
         let mut any = false;
         let mut error = None;
         let (mut kept, mut kept_labels) = (Vec::new(), Vec::new());
@@ -81,10 +88,18 @@ impl Runtime {
                     kept_labels.push(if user_captures { l } else { 0 });
                 }
             }
-            if !seen.insert((m.start, kept.clone(), kept_labels.clone())) {
+            if !plan.measures.is_empty() {
+                if let Err(e) = plan.measure_values(&valuation, values, &mut measures) {
+                    error = Some(e);
+                    return false;
+                }
+                measure_key.clear();
+                measures.iter().for_each(|v| crate::residual::measure_key(v, &mut measure_key));
+            }
+            if !seen.insert((m.start, kept.clone(), kept_labels.clone(), measure_key.clone())) {
                 return true;
             }
-            if !out.begin(m.start, position) {
+            if !out.begin(m.start, position) || !out.push_measures(&measures) {
                 return false;
             }
             for (&p, &l) in kept.iter().zip(&kept_labels) {
