@@ -88,13 +88,16 @@ impl ResidualPlan {
     }
 
     /// The stored row of an event of type `ty`.
-    pub(crate) fn row<R: Row + ?Sized>(&self, ty: TypeId, row: &R) -> Box<[Value]> {
+    pub(crate) fn row<'a, R: Row + ?Sized>(
+        &'a self,
+        ty: TypeId,
+        row: &'a R,
+    ) -> impl ExactSizeIterator<Item = Value> + 'a {
         let reads = &self.reads[ty as usize];
         self.stored
             .iter()
             .zip(reads)
-            .map(|(&slot, &read)| if read { row.get(slot).to_owned_value() } else { Value::Null })
-            .collect()
+            .map(move |(&slot, &read)| if read { row.get(slot).to_owned_value() } else { Value::Null })
     }
 
     /// Whether internal label `l` captures variable `v`.

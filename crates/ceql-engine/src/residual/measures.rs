@@ -8,17 +8,20 @@ use crate::value::Value;
 
 impl ResidualPlan {
     /// Writes the measures of valuation `v` into `out` (cleared first), in the order of
-    /// the `SELECT` list. `Err` names the aggregate that met a value it cannot take.
+    /// the `SELECT` list; `positions` is scratch space. `Err` names the aggregate that met
+    /// a value it cannot take.
     pub(crate) fn measure_values(
         &self,
         v: &Valuation<'_>,
         store: &ValueStore,
         out: &mut Vec<Value>,
+        positions: &mut Vec<u64>,
     ) -> Result<(), ResidualError> {
         out.clear();
         for m in &self.measures {
-            let positions = v.positions_of(m.var);
-            let value = aggregate::compute(m.func, &positions, m.attr, store).map_err(|message| ResidualError {
+            positions.clear();
+            positions.extend((0..v.positions.len()).filter(|&i| (v.captures)(i, m.var)).map(|i| v.positions[i]));
+            let value = aggregate::compute(m.func, positions, m.attr, store).map_err(|message| ResidualError {
                 field: m.text.clone(),
                 message: format!("{message} ({})", m.text),
             })?;
