@@ -7,7 +7,7 @@ WITHIN, CONSUME BY, LIMIT) against the oracle (``tests/oracle/correlation.py``),
 
 The engine may refuse what it does not evaluate yet with E0500 (never a wrong answer):
 filters between events under ``+`` (re-binding per iteration), on variables also bound
-outside the filtered formula, and strategies other than ALL; measures are tested in
+outside the filtered formula, and NEXT/LAST/MAX (STRICT is evaluated); measures are tested in
 ``test_differential_measures.py``. Everything else must agree
 with the oracle exactly, static errors included.
 
@@ -124,6 +124,21 @@ def test_stream_with_snapshot_and_restore(case, data):
     for ev in evs[cut:]:
         out += as_triples(s2.push(ev))
     assert out == expected, "stream with a restore at %d differs from run\n%r" % (cut, case)
+
+
+def test_strict_and_compat_strategies_are_evaluated_with_filters_between_events():
+    """STRICT selects each valuation on its own, so it commutes with the residual test
+    (docs/language.md#s3-4a); compat_ignore_strategy evaluates NEXT as ALL."""
+    from oracle import evaluate
+
+    evs = [{"type": "A", "v": 1}, {"type": "B", "v": 2}, {"type": "A", "v": 5}, {"type": "B", "v": 3}]
+    text = "SELECT STRICT * FROM S WHERE A AS a ; B AS b FILTER b[v > a.v]"
+    got = sorted((m.start, m.end, m.positions) for m in ceql.compile(text).run(evs))
+    assert got == [(0, 1, (0, 1))] == [(s, e, p) for s, e, p in evaluate(text, evs).matches()]
+    nxt = "SELECT NEXT * FROM S WHERE A AS a ; B AS b FILTER b[v > a.v]"
+    q = ceql.compile(nxt, compat_ignore_strategy=True)
+    assert "W0404" in [w.code for w in q.warnings]
+    assert sorted((m.start, m.end, m.positions) for m in q.run(evs)) == [(0, 1, (0, 1)), (0, 3, (0, 3))]
 
 
 @pytest.mark.parametrize("query,message", [

@@ -241,11 +241,14 @@ fn reads_other_events(f: &RFilter) -> bool {
 ///   per iteration, which a test on the whole valuation cannot see);
 /// * a variable of such a conjunct that the formula can also bind outside the
 ///   filtered sub-formula `ψ` (the test sees the whole valuation, not `ψ`'s part);
-/// * strategies other than ALL/ANY (they must choose among passing valuations).
+/// * `NEXT`, `LAST` and `MAX` (they must choose among passing valuations); `STRICT`
+///   selects each valuation on its own (contiguity), so it commutes with the test, and
+///   `compat_ignore_strategy` evaluates every strategy as `ALL`.
 pub(super) fn plan_residuals(
     query: &ast::Query,
     pattern: &mut RCel,
     r: &Resolved,
+    compat_ignore_strategy: bool,
 ) -> Result<Vec<ResidualFilter>, Diagnostic> {
     // ABSENT reshapes the resolved formula (a chain with its gaps, the trailing absence
     // apart), so the walk below, which pairs it with the syntax tree, does not apply.
@@ -266,13 +269,14 @@ pub(super) fn plan_residuals(
     let mut residuals = Vec::new();
     let mut next_atom = 0;
     walk(&query.pattern, pattern, false, &atoms, &mut next_atom, r, &mut residuals)?;
-    if !residuals.is_empty() && !matches!(query.strategy, Strategy::All | Strategy::Any) {
+    let per_valuation = matches!(query.strategy, Strategy::All | Strategy::Any | Strategy::Strict);
+    if !residuals.is_empty() && !per_valuation && !compat_ignore_strategy {
         return Err(Diagnostic::error(
             "E0500",
             format!("not supported yet: strategy {} with predicates between events", query.strategy.keyword()),
             query.strategy_span.unwrap_or(query.select_span),
         )
-        .with_label("it must choose among the valuations that pass them; use ALL for now"));
+        .with_label("it must choose among the valuations that pass them; use ALL or STRICT for now"));
     }
     Ok(residuals)
 }

@@ -261,7 +261,7 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
     scope::check_well_formed(query, &resolved)?;
     let mut resolved = resolved;
     let mut pattern = std::mem::replace(&mut resolved.pattern, RCel::Not(Vec::new(), Vec::new(), Span::default()));
-    let residuals = correlation::plan_residuals(query, &mut pattern, &resolved)?;
+    let residuals = correlation::plan_residuals(query, &mut pattern, &resolved, opts.compat_ignore_strategy)?;
     resolved.pattern = pattern;
     // Strategies: CORE C++ compatibility evaluates them as ALL.
     let strategy = match query.strategy {
