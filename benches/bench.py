@@ -14,7 +14,8 @@ shuffled within the delay, and the sorted stream without a buffer). ``run_arrow`
 materialises every match, so K3 and K5 (exponential output) run on 10k events.
 The output's row numbers are uint32 (the input is a Table of known length) unless
 ``--position-type uint64`` asks for the 64-bit output; each line names the type.
-The ``corr_*`` rows (issue 16's queries 1, 3 and 4 with predicates between events, at
+The ``corr_*`` rows (issue 16's queries 1, 3 and 4 with predicates between events, and an
+aggregate filter ``e[price > avg(b.price)]``, at
 W = 100, 1,000 and 10,000 events) run on the first ``--events`` stock trades, pushed in
 slices within a time budget: the row says how many events were processed and whether all were.
 The ``corr_q2*`` rows (issue 16's query 2, an equality join routed by key, docs/language.md#s3-4b)
@@ -23,6 +24,8 @@ run on a generated LOGIN stream (:func:`login_table`, ``--events`` events, 10,00
 (``corr_q2_partition``), both without ``country != a.country`` (``corr_q2_eq``,
 ``corr_q2_partition_eq``), and the same query written so that it is not routed
 (``corr_q2_unrouted``: the residual test, on the first 5,000 events only).
+``stock_run_last_measures`` is "the average of the run" as measures under LAST, next to the
+same query without measures (``stock_run_last``).
 """
 
 from __future__ import annotations
@@ -129,6 +132,11 @@ def stock_queries():
         "stock_q6": f"SELECT * FROM S WHERE {dis} FILTER {names} {part}",
         "stock_q7": ("SELECT * FROM S WHERE (SELL as msft; (BUY OR SELL)+ as mid; SELL as amat) "
                      f"FILTER msft[name = 'MSFT'] AND mid[name = 'ORCL' AND volume >= 5000] AND amat[name = 'AMAT'] {w}"),
+        # "The average of the run" as measures (docs/language.md#s3-5a), and the same query without
+        # them: the difference is the residual path (captures inside, stored prices) and the measures.
+        "stock_run_last": f"SELECT LAST s, e FROM S WHERE SELL AS s ; (BUY AS b)+ ; SELL AS e PARTITION BY [name] {w}",
+        "stock_run_last_measures": ("SELECT LAST s, e, count(b) AS n, avg(b.price) AS avg_price FROM S "
+                                    f"WHERE SELL AS s ; (BUY AS b)+ ; SELL AS e PARTITION BY [name] {w}"),
     }
 
 
@@ -141,7 +149,10 @@ def correlation_queries():
     q3 = ("SELECT * FROM S WHERE SELL AS s ; (BUY AS b)+ ; SELL AS e FILTER b[price > s.price] "
           "AND e[price < s.price] PARTITION BY [name] WITHIN {w} EVENTS")
     q4 = "SELECT * FROM S WHERE (BUY AS b)+ FILTER b[price > PREV(price)] PARTITION BY [name] WITHIN {w} EVENTS"
-    return {f"corr_{n}_w{w}": q.format(w=w) for n, q in (("q1", q1), ("q3", q3), ("q4", q4))
+    # An aggregate in a filter (docs/language.md#s3-4a): no pruning, every valuation is tested.
+    agg = ("SELECT * FROM S WHERE SELL AS s ; (BUY AS b)+ ; SELL AS e FILTER e[price > avg(b.price)] "
+           "PARTITION BY [name] WITHIN {w} EVENTS")
+    return {f"corr_{n}_w{w}": q.format(w=w) for n, q in (("q1", q1), ("q3", q3), ("q4", q4), ("agg", agg))
             for w in (100, 1_000, 10_000)}
 
 

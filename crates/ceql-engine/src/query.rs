@@ -113,7 +113,7 @@ impl CompiledQuery {
         let plan = analyze(&parsed.query, &decls, opts).map_err(|d| CompileError::new(d, text, "query"))?;
         // With residual filters (docs/design/correlation.md, section 3.2) the automaton marks and
         // labels every variable, and the output is projected after the test.
-        let residual_query = !plan.residuals.is_empty();
+        let residual_query = plan.needs_valuations();
         let built = if residual_query {
             build_cea(&Plan { projection: Projection::All, ..plan.clone() })
         } else {
