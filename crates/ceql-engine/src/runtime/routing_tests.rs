@@ -98,6 +98,8 @@ fn what_is_not_routed() {
         "(A AS a)+ FILTER a[k = a.k]",
         // An anchor some valuations leave empty.
         "A AS a ; (B AS b OR C AS c) FILTER b[k = a.k] AND c[k = a.k]",
+        // ... which would disconnect `d` from `a` in the valuations through C.
+        "A AS a ; (B AS b OR C AS c) ; D AS d FILTER b[k = a.k] AND b[d.k = k] AND c[k = a.k]",
         // Only comparisons other than `=` between attributes.
         "A AS a ; B AS b FILTER b[k > a.k]",
         "A AS a ; B AS b FILTER b[k + 1 = a.k]",
