@@ -17,9 +17,18 @@ The output's row numbers are uint32 (the input is a Table of known length) unles
 The ``and*``/``or*`` rows compare the conjunction of 3 and 5 events with the OR of all their
 orders; the ``deadline_*`` rows run a trailing absence with deadlines on 1M events of 10,000
 keys (``Query.run``, deadlines closed at the end) against the same query without it.
-The ``corr_*`` rows (issue 16's queries 1, 3 and 4 with predicates between events, at
+The ``corr_*`` rows (issue 16's queries 1, 3 and 4 with predicates between events, and an
+aggregate filter ``e[price > avg(b.price)]``, at
 W = 100, 1,000 and 10,000 events) run on the first ``--events`` stock trades, pushed in
 slices within a time budget: the row says how many events were processed and whether all were.
+The ``corr_q2*`` rows (issue 16's query 2, an equality join routed by key, docs/language.md#s3-4b)
+run on a generated LOGIN stream (:func:`login_table`, ``--events`` events, 10,000 users) through
+``Query.run_arrow``: the routed query (``corr_q2``), its ``PARTITION BY [user]`` rewrite
+(``corr_q2_partition``), both without ``country != a.country`` (``corr_q2_eq``,
+``corr_q2_partition_eq``), and the same query written so that it is not routed
+(``corr_q2_unrouted``: the residual test, on the first 5,000 events only).
+``stock_run_last_measures`` is "the average of the run" as measures under LAST, next to the
+same query without measures (``stock_run_last``).
 """
 
 from __future__ import annotations
@@ -172,6 +181,11 @@ def stock_queries():
         "stock_q6": f"SELECT * FROM S WHERE {dis} FILTER {names} {part}",
         "stock_q7": ("SELECT * FROM S WHERE (SELL as msft; (BUY OR SELL)+ as mid; SELL as amat) "
                      f"FILTER msft[name = 'MSFT'] AND mid[name = 'ORCL' AND volume >= 5000] AND amat[name = 'AMAT'] {w}"),
+        # "The average of the run" as measures (docs/language.md#s3-5a), and the same query without
+        # them: the difference is the residual path (captures inside, stored prices) and the measures.
+        "stock_run_last": f"SELECT LAST s, e FROM S WHERE SELL AS s ; (BUY AS b)+ ; SELL AS e PARTITION BY [name] {w}",
+        "stock_run_last_measures": ("SELECT LAST s, e, count(b) AS n, avg(b.price) AS avg_price FROM S "
+                                    f"WHERE SELL AS s ; (BUY AS b)+ ; SELL AS e PARTITION BY [name] {w}"),
     }
 
 
@@ -184,8 +198,64 @@ def correlation_queries():
     q3 = ("SELECT * FROM S WHERE SELL AS s ; (BUY AS b)+ ; SELL AS e FILTER b[price > s.price] "
           "AND e[price < s.price] PARTITION BY [name] WITHIN {w} EVENTS")
     q4 = "SELECT * FROM S WHERE (BUY AS b)+ FILTER b[price > PREV(price)] PARTITION BY [name] WITHIN {w} EVENTS"
-    return {f"corr_{n}_w{w}": q.format(w=w) for n, q in (("q1", q1), ("q3", q3), ("q4", q4))
+    # An aggregate in a filter (docs/language.md#s3-4a): no pruning, every valuation is tested.
+    agg = ("SELECT * FROM S WHERE SELL AS s ; (BUY AS b)+ ; SELL AS e FILTER e[price > avg(b.price)] "
+           "PARTITION BY [name] WITHIN {w} EVENTS")
+    return {f"corr_{n}_w{w}": q.format(w=w) for n, q in (("q1", q1), ("q3", q3), ("q4", q4), ("agg", agg))
             for w in (100, 1_000, 10_000)}
+
+
+#: Issue 16's query 2 on the LOGIN stream: name -> (query, events cap or None).
+LOGIN_QUERIES = {
+    "corr_q2": ("SELECT * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[user = a.user AND country != a.country] "
+                "WITHIN 1 hour", None),
+    "corr_q2_partition": ("SELECT * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[country != a.country] "
+                          "PARTITION BY [user] WITHIN 1 hour", None),
+    "corr_q2_eq": ("SELECT * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[user = a.user] WITHIN 1 hour", None),
+    "corr_q2_partition_eq": ("SELECT * FROM S WHERE LOGIN AS a ; LOGIN AS b PARTITION BY [user] WITHIN 1 hour", None),
+    # NOT (user != a.user) is user = a.user (both UNKNOWN on NULL and NaN) but no routing equality:
+    # the residual test, quadratic in the events of the window.
+    "corr_q2_unrouted": ("SELECT * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[NOT (user != a.user) "
+                         "AND country != a.country] WITHIN 1 hour", 5_000),
+}
+
+
+def login_table(n):
+    """The LOGIN stream of query 2 (seeded): ``n`` events of 10,000 users drawn uniformly,
+    100 ms apart on average (uniform gaps of 0 to 199 ms; ``ts`` in milliseconds), each from
+    its user's home country (``user % 5`` of five countries) except 2% from another one. A
+    one-hour window holds about 36,000 events, 3.6 per user. The same distribution as the
+    criterion bench's ``login_stream`` (another generator, so not the same events)."""
+    import numpy as np
+    import pyarrow as pa
+
+    rng = np.random.default_rng(16)
+    users = rng.integers(0, 10_000, n)
+    home = users % 5
+    away = rng.integers(0, 100, n) < 2
+    country = np.where(away, (home + rng.integers(1, 5, n)) % 5, home)
+    ts = np.cumsum(rng.integers(0, 200, n))
+    names = pa.array(["FR", "DE", "US", "JP", "BR"])
+    return pa.table({"type": pa.array(["LOGIN"] * n), "user": pa.array(users, pa.int64()),
+                     "country": pa.DictionaryArray.from_arrays(pa.array(country.astype(np.int8)), names),
+                     "ts": pa.array(ts, pa.int64())})
+
+
+def run_login(name, events):
+    """One ``corr_q2*`` row: ``Query.run_arrow`` over the LOGIN stream, best of 3."""
+    import ceql
+
+    query, cap = LOGIN_QUERIES[name]
+    table = login_table(min(events, cap) if cap else events)
+    q = ceql.compile(query)
+    best, matches = float("inf"), 0
+    for _ in range(3):
+        t0 = time.perf_counter()
+        matches = q.run_arrow(table, time_field="ts", time_unit="ms").num_rows
+        best = min(best, time.perf_counter() - t0)
+    return {"workload": name, "events": table.num_rows, "seconds": round(best, 4),
+            "events_per_s": round(table.num_rows / best), "matches": matches,
+            "routed_by": q.describe()["routed_by"], "peak_rss_mib": round(peak_rss_mib(), 1)}
 
 
 #: Seconds a correlation workload may run: the residual test enumerates the valuations of
@@ -256,6 +326,8 @@ def peak_rss_mib():
 
 
 def run_one(name, events, position_type=None):
+    if name in LOGIN_QUERIES:
+        return run_login(name, events)
     if name.startswith("corr_"):
         return run_correlation(name, events, os.environ["CEQL_BENCH_PROGRESS"])
     import numpy as np
@@ -326,6 +398,7 @@ def main():
         return
     names = (list(synthetic()) + CAPTURED + list(stock_queries()) + list(REORDER) + list(DEADLINES)
              + list(correlation_queries()))
+    names += list(LOGIN_QUERIES)
     if args.only:
         names = [n for n in names if n in args.only]
     # numpy's OpenBLAS threads spin on the other cores for a while after import;
@@ -335,7 +408,7 @@ def main():
         command = [sys.executable, __file__, "--child", name, "--events", str(args.events)]
         if args.position_type:
             command += ["--position-type", args.position_type]
-        if name.startswith("corr_"):
+        if name.startswith("corr_") and name not in LOGIN_QUERIES:
             import tempfile
 
             with tempfile.TemporaryDirectory() as d:

@@ -344,6 +344,14 @@ def check_query(q, schema):
                 if not any(a in attrs for s in from_streams for attrs in schema.streams[s].values()):
                     raise OracleError("E0207", "partition attribute `%s` declared by no event type" % a)
 
+    # ---- measure names (E0210, docs/language.md#s3-5a): unique, and none an output column's
+    seen_measures = set()
+    for name, _ in q.measures:
+        low = name.lower()
+        if low in MEASURE_RESERVED or low in seen_measures:
+            raise OracleError("E0210", "measure name `%s` is taken" % name)
+        seen_measures.add(low)
+
     # ---- types (E0300)
     for n in nodes_:
         if isinstance(n, N.Filter):
@@ -391,6 +399,10 @@ def check_query(q, schema):
         if q.consume != "NONE":
             raise OracleError("E0304", "a trailing ABSENT ... FOR with CONSUME BY")
     return ctx
+
+
+#: Column names of the outputs that a measure may not take (docs/language.md#s3-5a).
+MEASURE_RESERVED = {"match_id", "start", "end", "positions", "variables", "index", "position"}
 
 
 # ------------------------------------------------------------------ docs/language.md#s4-1 types

@@ -81,6 +81,7 @@ impl NativeQuery {
         d.set_item("trailing_absence", f.trailing_absence)?;
         d.set_item("partitioned", f.partitioned)?;
         d.set_item("key_independent", f.key_independent)?;
+        d.set_item("routed_by", f.routed_by)?;
         d.set_item("event_types", f.event_types)?;
         d.set_item("declared", f.declared)?;
         d.set_item("fingerprint", f.fingerprint)?;
@@ -105,6 +106,11 @@ impl NativeQuery {
     /// The automaton as `(states, transitions)`, lists of dicts (see `explain.rs`).
     fn automaton<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
         crate::explain::automaton(py, &self.inner)
+    }
+
+    /// The names of the measures of the `SELECT` list, in order (docs/language.md#s3-5a).
+    fn measure_names(&self) -> Vec<String> {
+        self.inner.measure_names()
     }
 
     /// The query text.

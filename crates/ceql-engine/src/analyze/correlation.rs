@@ -153,13 +153,68 @@ pub(super) fn aggregate_kind(a: &Aggregate, arg: TypeKind) -> Result<TypeKind, D
     })
 }
 
-/// Type-checks the measures of the SELECT list (E0300).
-pub(super) fn check_measures(query: &ast::Query, r: &Resolved) -> Result<(), Diagnostic> {
+/// A measure of the `SELECT` list (docs/language.md#s3-5a), resolved: what the runtime
+/// computes per output and what the output's column is named and typed after.
+#[derive(Clone, Debug)]
+pub struct MeasurePlan {
+    /// Its name (`AS n`), as written.
+    pub name: String,
+    /// The aggregate function.
+    pub func: AggFunc,
+    /// The variable aggregated over.
+    pub var: VarId,
+    /// The attribute read (none for `count`).
+    pub attr: Option<String>,
+    /// The static kind of its value: from the declarations, `Unknown` without them.
+    pub kind: TypeKind,
+    /// Span of the aggregate in the query.
+    pub span: Span,
+}
+
+/// Column names of the outputs (`run_arrow`, `join_events`) that a measure may not take.
+pub const MEASURE_RESERVED: [&str; 7] = ["match_id", "start", "end", "positions", "variables", "index", "position"];
+
+/// E0210: measure names are unique and none is an output column's, without regard to
+/// case (Spark's column names are case-insensitive).
+pub(super) fn check_measure_names(query: &ast::Query) -> Result<(), Diagnostic> {
+    let mut seen: Vec<String> = Vec::new();
     for m in &query.measures {
-        let arg = ref_kind(r, r.ref_var(m.agg.var.span), m.agg.attr.as_ref())?;
-        aggregate_kind(&m.agg, arg)?;
+        let low = m.name.name.to_lowercase();
+        let taken = if MEASURE_RESERVED.contains(&low.as_str()) {
+            Some("an output column has this name")
+        } else if seen.contains(&low) {
+            Some("an earlier measure has this name")
+        } else {
+            None
+        };
+        if let Some(why) = taken {
+            return Err(Diagnostic::error("E0210", format!("measure name `{}` is taken", m.name.name), m.name.span)
+                .with_label(why));
+        }
+        seen.push(low);
     }
     Ok(())
+}
+
+/// Type-checks the measures of the SELECT list (E0300) and resolves them.
+pub(super) fn check_measures(query: &ast::Query, r: &Resolved) -> Result<Vec<MeasurePlan>, Diagnostic> {
+    query
+        .measures
+        .iter()
+        .map(|m| {
+            let var = r.ref_var(m.agg.var.span);
+            let arg = ref_kind(r, var, m.agg.attr.as_ref())?;
+            let kind = aggregate_kind(&m.agg, arg)?;
+            Ok(MeasurePlan {
+                name: m.name.name.clone(),
+                func: m.agg.func,
+                var,
+                attr: m.agg.attr.as_ref().map(|a| a.name.clone()),
+                kind,
+                span: m.agg.span,
+            })
+        })
+        .collect()
 }
 
 /// A filter conjunct tested per valuation rather than in the automaton.
@@ -186,11 +241,14 @@ fn reads_other_events(f: &RFilter) -> bool {
 ///   per iteration, which a test on the whole valuation cannot see);
 /// * a variable of such a conjunct that the formula can also bind outside the
 ///   filtered sub-formula `ψ` (the test sees the whole valuation, not `ψ`'s part);
-/// * strategies other than ALL/ANY (they must choose among passing valuations).
+/// * `NEXT`, `LAST` and `MAX` (they must choose among passing valuations); `STRICT`
+///   selects each valuation on its own (contiguity), so it commutes with the test, and
+///   `compat_ignore_strategy` evaluates every strategy as `ALL`.
 pub(super) fn plan_residuals(
     query: &ast::Query,
     pattern: &mut RCel,
     r: &Resolved,
+    compat_ignore_strategy: bool,
 ) -> Result<Vec<ResidualFilter>, Diagnostic> {
     // ABSENT reshapes the resolved formula (a chain with its gaps, the trailing absence
     // apart), so the walk below, which pairs it with the syntax tree, does not apply.
@@ -211,13 +269,14 @@ pub(super) fn plan_residuals(
     let mut residuals = Vec::new();
     let mut next_atom = 0;
     walk(&query.pattern, pattern, false, &atoms, &mut next_atom, r, &mut residuals)?;
-    if !residuals.is_empty() && !matches!(query.strategy, Strategy::All | Strategy::Any) {
+    let per_valuation = matches!(query.strategy, Strategy::All | Strategy::Any | Strategy::Strict);
+    if !residuals.is_empty() && !per_valuation && !compat_ignore_strategy {
         return Err(Diagnostic::error(
             "E0500",
             format!("not supported yet: strategy {} with predicates between events", query.strategy.keyword()),
             query.strategy_span.unwrap_or(query.select_span),
         )
-        .with_label("it must choose among the valuations that pass them; use ALL for now"));
+        .with_label("it must choose among the valuations that pass them; use ALL or STRICT for now"));
     }
     Ok(residuals)
 }

@@ -8,10 +8,13 @@ mod clauses;
 mod correlation;
 mod lints;
 mod names;
+mod routing;
 mod scope;
 mod typing;
 
+pub(crate) use correlation::MeasurePlan;
 pub(crate) use names::validate_declarations;
+pub use routing::Routing;
 
 use crate::bitset::BitSet;
 use crate::schema::{Schema, StreamId, TypeId};
@@ -224,6 +227,19 @@ pub struct Plan {
     pub warnings: Vec<Diagnostic>,
     /// Filter conjuncts that read other events (docs/design/correlation.md, section 3.2).
     pub residuals: Vec<correlation::ResidualFilter>,
+    /// Equalities between variables evaluated by routing events by key
+    /// (docs/language.md#s3-4b), when the query is routed.
+    pub routing: Option<Routing>,
+    /// The measures of the `SELECT` list (docs/language.md#s3-5a).
+    pub measures: Vec<correlation::MeasurePlan>,
+}
+
+impl Plan {
+    /// Whether the query runs on the residual path (docs/design/correlation.md, section
+    /// 3.2): filters between events to test, or measures to compute, per valuation.
+    pub fn needs_valuations(&self) -> bool {
+        !self.residuals.is_empty() || !self.measures.is_empty()
+    }
 }
 
 /// Options that change what the checks accept.
@@ -244,20 +260,20 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
     let resolved = names::resolve(query, decls)?;
     let window = clauses::window(query, &resolved.schema)?;
     let partition_by = clauses::partition(query, &resolved.schema)?;
+    correlation::check_measure_names(query)?;
     let limit = query.limit.map(|l| l.n as u64);
     // Types (E0300), per capturable type.
     typing::check_filters(query, &resolved, &mut warnings)?;
-    correlation::check_measures(query, &resolved)?;
+    let measures = correlation::check_measures(query, &resolved)?;
     // Scope (E0301, E0305).
     scope::check_well_formed(query, &resolved)?;
     let mut resolved = resolved;
     let mut pattern = std::mem::replace(&mut resolved.pattern, RCel::Not(Vec::new(), Vec::new(), Span::default()));
-    let residuals = correlation::plan_residuals(query, &mut pattern, &resolved)?;
+    // Routed equalities leave the filters first: they are neither residual tests nor
+    // refused with E0500.
+    let routing = routing::plan_routing(query, &mut pattern, &resolved);
+    let residuals = correlation::plan_residuals(query, &mut pattern, &resolved, opts.compat_ignore_strategy)?;
     resolved.pattern = pattern;
-    if let Some(m) = query.measures.first() {
-        return Err(Diagnostic::error("E0500", "not supported yet: measures in the SELECT list", m.agg.span)
-            .with_label("the engine does not compute measures yet (the oracle does)"));
-    }
     // Strategies: CORE C++ compatibility evaluates them as ALL.
     let strategy = match query.strategy {
         Strategy::All | Strategy::Any => query.strategy,
@@ -281,6 +297,14 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
         Some(d) => Some(absence::check_trailing(query, &window, d)?),
         None => None,
     };
+    if let (Some(_), Some(m)) = (deadline_nanos, measures.first()) {
+        return Err(Diagnostic::error(
+            "E0500",
+            "not supported yet: measures in a query ending with ABSENT(...) FOR",
+            m.span,
+        )
+        .with_label("the matches that wait for their deadline do not keep measures yet"));
+    }
     // Lints.
     lints::safety(&query.pattern, &mut warnings);
     if query.within.is_none() {
@@ -308,6 +332,8 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
         limit,
         warnings,
         residuals,
+        routing,
+        measures,
     })
 }
 

@@ -142,6 +142,15 @@ fn clauses(q: &CompiledQuery, out: &mut String) {
         format!("{} ({split})", groups.join(", "))
     };
     let _ = writeln!(out, "  partition by  {partition}");
+    if let Some(routing) = &plan.routing {
+        let keys: Vec<String> = facts.routed_by.iter().map(|(t, a)| format!("{t}.{a}")).collect();
+        let _ = writeln!(
+            out,
+            "  routed by     {} (equalities between variables evaluated as a partition key, §3.4b: {})",
+            keys.join(", "),
+            routing.equalities.join(", ")
+        );
+    }
     let consume = match plan.consume {
         ConsumePolicy::None => "NONE: partial matches survive a match",
         ConsumePolicy::Any => "ANY: a match resets every partition",

@@ -8,7 +8,7 @@ use crate::cea::{CaptureLabels, PredTable};
 use crate::predicate::{compile_pred, AttrResolver, AttrSlot, Row};
 use crate::schema::TypeId;
 use crate::value::Value;
-use ceql_syntax::ast::{ExprKind, Ident};
+use ceql_syntax::ast::{AggFunc, ExprKind, Ident};
 use ceql_syntax::Diagnostic;
 
 /// Everything the runtime needs to test valuations against the residual filters.
@@ -25,6 +25,21 @@ pub(crate) struct ResidualPlan {
     label_vars: Vec<BitSet>,
     /// The label each internal label has after the user's projection (0: not reported).
     pub to_user: Vec<u32>,
+    /// The measures of the `SELECT` list, in its order (docs/language.md#s3-5a).
+    pub measures: Vec<MeasureIr>,
+}
+
+/// One measure: an aggregate over a variable's events, read from the stored attributes.
+#[derive(Clone, Debug)]
+pub(crate) struct MeasureIr {
+    /// The aggregate function.
+    pub func: AggFunc,
+    /// The variable aggregated over.
+    pub var: VarId,
+    /// The stored attribute read (none for `count`).
+    pub attr: Option<usize>,
+    /// How the aggregate is written (`avg(b.price)`), for errors.
+    pub text: String,
 }
 
 impl ResidualPlan {
@@ -39,6 +54,22 @@ impl ResidualPlan {
         let mut names: Vec<String> = Vec::new();
         let filters =
             plan.residuals.iter().map(|r| filter(&r.filter, plan, &mut names)).collect::<Result<Vec<_>, _>>()?;
+        let measures = plan
+            .measures
+            .iter()
+            .map(|m| {
+                let attr = m.attr.as_ref().map(|a| stored_index(&mut names, a));
+                let var = match plan.variables.kind(m.var) {
+                    VarKind::Alias(n) | VarKind::Type(n) => n.clone(),
+                    VarKind::Qualified(..) => format!("{}", m.var),
+                };
+                let text = match &m.attr {
+                    Some(a) => format!("{}({var}.{a})", m.func.name()),
+                    None => format!("{}({var})", m.func.name()),
+                };
+                MeasureIr { func: m.func, var: m.var, attr, text }
+            })
+            .collect();
         let stored = names.iter().map(|n| table.slot(n)).collect();
         let schema = &plan.schema;
         let reads = schema
@@ -53,17 +84,20 @@ impl ResidualPlan {
                 s
             })
             .collect();
-        Ok(ResidualPlan { filters, stored, reads, label_vars, to_user })
+        Ok(ResidualPlan { filters, stored, reads, label_vars, to_user, measures })
     }
 
     /// The stored row of an event of type `ty`.
-    pub(crate) fn row<R: Row + ?Sized>(&self, ty: TypeId, row: &R) -> Box<[Value]> {
+    pub(crate) fn row<'a, R: Row + ?Sized>(
+        &'a self,
+        ty: TypeId,
+        row: &'a R,
+    ) -> impl ExactSizeIterator<Item = Value> + 'a {
         let reads = &self.reads[ty as usize];
         self.stored
             .iter()
             .zip(reads)
-            .map(|(&slot, &read)| if read { row.get(slot).to_owned_value() } else { Value::Null })
-            .collect()
+            .map(move |(&slot, &read)| if read { row.get(slot).to_owned_value() } else { Value::Null })
     }
 
     /// Whether internal label `l` captures variable `v`.
@@ -105,15 +139,20 @@ struct Slots<'a> {
     refs: Vec<VarId>,
 }
 
+/// The index of stored attribute `name`, added if new.
+fn stored_index(names: &mut Vec<String>, name: &str) -> usize {
+    match names.iter().position(|n| n == name) {
+        Some(i) => i,
+        None => {
+            names.push(name.to_string());
+            names.len() - 1
+        }
+    }
+}
+
 impl Slots<'_> {
     fn stored(&mut self, name: &str) -> usize {
-        match self.names.iter().position(|n| n == name) {
-            Some(i) => i,
-            None => {
-                self.names.push(name.to_string());
-                self.names.len() - 1
-            }
-        }
+        stored_index(self.names, name)
     }
 
     fn slot(&mut self, source: Source, text: String) -> AttrSlot {

@@ -15,9 +15,11 @@
 
 mod aggregate;
 mod compile;
+mod measures;
 mod store;
 
 pub(crate) use compile::ResidualPlan;
+pub(crate) use measures::measure_key;
 pub(crate) use store::ValueStore;
 
 use crate::analyze::VarId;
@@ -76,7 +78,7 @@ pub(crate) struct Valuation<'a> {
 
 impl Valuation<'_> {
     /// `μ(v)`, ascending.
-    fn positions_of(&self, v: VarId) -> Vec<u64> {
+    pub(crate) fn positions_of(&self, v: VarId) -> Vec<u64> {
         (0..self.positions.len()).filter(|&i| (self.captures)(i, v)).map(|i| self.positions[i]).collect()
     }
 }

@@ -80,6 +80,10 @@ impl Runtime {
             Err((field, msg)) => return Err(EventError::new(position, field, type_name(self).as_deref(), msg)),
         };
         if !self.encode_key(ty, row) {
+            if let Some((slot, msg)) = self.scratch.route_error.take() {
+                let field = self.config.layout[slot as usize].clone();
+                return Err(EventError::new(position, field, type_name(self).as_deref(), msg));
+            }
             self.state.position += 1;
             self.state.stats.no_key += 1;
             self.state.max_w = self.state.max_w.max(w);

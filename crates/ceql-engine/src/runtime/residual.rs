@@ -1,8 +1,9 @@
-//! OUTPUT with filters between events (docs/design/correlation.md, section 3.2): the
-//! valuations of the final det-states are enumerated with their capture labels, one at
-//! a time, tested against the residual filters, projected as the user asked, and
-//! appended without repeats (captures off: equal complex events are one output), up to
-//! LIMIT. Memory: one valuation, plus the set of distinct outputs at this position.
+//! OUTPUT with filters between events (docs/design/correlation.md, section 3.2) or
+//! measures (docs/language.md#s3-5a): the valuations of the final det-states are
+//! enumerated with their capture labels, one at a time, tested against the residual
+//! filters, their measures computed, projected as the user asked, and appended without
+//! repeats (captures off: equal complex events with equal measures are one output), up
+//! to LIMIT. Memory: one valuation, plus the set of distinct outputs at this position.
 
 use super::partition::Entry;
 use super::Runtime;
@@ -11,6 +12,11 @@ use crate::predicate::Row;
 use crate::residual::Valuation;
 use crate::schema::TypeId;
 use std::collections::HashSet;
+
+/// What tells two outputs of one position apart, in one allocation: the start, the
+/// number of projected positions, the positions, their capture labels (captures on),
+/// and the measures' canonical bytes, eight to a word.
+type OutputKey = Vec<u64>;
 
 impl Runtime {
     /// Keeps the attribute values the residual filters read for the event at
@@ -46,7 +52,11 @@ impl Runtime {
         let user_captures = self.config.options.captures;
         let store_output = self.config.options.enumerate;
         let mut left = self.config.facts.limit;
-        let mut seen: HashSet<(u64, Vec<u64>, Vec<u32>)> = HashSet::new();
+        let mut seen: HashSet<OutputKey> = HashSet::new();
+        let mut measures: Vec<crate::value::Value> = Vec::new();
+        let mut measure_key: Vec<u8> = Vec::new();
+        let mut key: OutputKey = Vec::new();
+        let mut scratch: Vec<u64> = Vec::new();
         let mut any = false;
         let mut error = None;
         let (mut kept, mut kept_labels) = (Vec::new(), Vec::new());
@@ -81,10 +91,26 @@ impl Runtime {
                     kept_labels.push(if user_captures { l } else { 0 });
                 }
             }
-            if !seen.insert((m.start, kept.clone(), kept_labels.clone())) {
+            if !plan.measures.is_empty() {
+                if let Err(e) = plan.measure_values(&valuation, values, &mut measures, &mut scratch) {
+                    error = Some(e);
+                    return false;
+                }
+                measure_key.clear();
+                measures.iter().for_each(|v| crate::residual::measure_key(v, &mut measure_key));
+            }
+            key.clear();
+            key.extend([m.start, kept.len() as u64]);
+            key.extend_from_slice(&kept);
+            if user_captures {
+                key.extend(kept_labels.iter().map(|&l| l as u64));
+            }
+            key.extend(measure_key.chunks(8).map(|c| c.iter().fold(0u64, |w, &b| w << 8 | b as u64)));
+            if seen.contains(&key) {
                 return true;
             }
-            if !out.begin(m.start, position) {
+            seen.insert(key.clone());
+            if !out.begin(m.start, position) || !out.push_measures(&measures) {
                 return false;
             }
             for (&p, &l) in kept.iter().zip(&kept_labels) {
@@ -106,9 +132,6 @@ impl Runtime {
         let prunable: Vec<&crate::residual::FilterIr> = plan.filters.iter().filter(|f| f.prunable()).collect();
         let mut words: Vec<u64> = Vec::new();
         let mut keep = |partial: &[u64]| -> bool {
-            if prunable.is_empty() {
-                return true;
-            }
             words.clear();
             words.extend(partial.iter().map(|w| w & crate::cea::POSITION_MASK));
             let captures =
@@ -128,7 +151,7 @@ impl Runtime {
                     position,
                     tau,
                     &mut one,
-                    &mut keep,
+                    if prunable.is_empty() { None } else { Some(&mut keep) },
                     &mut each,
                 ) {
                     break 'entries;

@@ -48,6 +48,12 @@ pub(crate) struct Scratch {
     pub(crate) candidates: MatchBuffer,
     /// Filters between events: the type error met while testing, reported by the push.
     pub(crate) residual_error: Option<crate::residual::ResidualError>,
+    /// Routed equalities: why the current event cannot be routed (slot, message),
+    /// reported by the push.
+    pub(crate) route_error: Option<(crate::predicate::AttrSlot, String)>,
+    /// Routed equalities: the kind every held partition's key shares, 0 when not known
+    /// (derived from the partitions, see `route_key::check_kind`).
+    pub(crate) route_kind: u8,
 }
 
 impl Scratch {
@@ -77,6 +83,8 @@ impl Scratch {
             landing: Landing::default(),
             candidates: MatchBuffer::new(),
             residual_error: None,
+            route_error: None,
+            route_kind: 0,
         }
     }
 }
