@@ -33,7 +33,8 @@ pub(crate) struct Scratch {
     /// Scratch output for deduplication when the caller only counts.
     pub(crate) dedupe_scratch: MatchBuffer,
     /// Complex events of one position that will wait for their deadline (deadlines.rs).
-    pub(crate) deferred: MatchBuffer,
+    /// (An `Option`, so that taking it out while the runtime fills it allocates nothing.)
+    pub(crate) deferred: Option<MatchBuffer>,
     /// Per type (last: unknown types): (cache clears + 1 when cached, class) for
     /// types whose class does not depend on the event; `u64::MAX` otherwise.
     pub(crate) fixed_classes: Vec<(u64, ClassId)>,
@@ -75,7 +76,7 @@ impl Scratch {
             bits: Vec::new(),
             key_buf: Vec::new(),
             dedupe_scratch: MatchBuffer::new(),
-            deferred: MatchBuffer::new(),
+            deferred: Some(MatchBuffer::new()),
             fixed_classes,
             marking: Marking::default(),
             dying: Vec::new(),
