@@ -115,8 +115,10 @@ pub struct DetCache {
     burst_start_event: u64,
     scratch: Scratch,
     out: [Vec<u64>; 4],
-    /// (det-states, classes, stride) at the last budget check.
-    checked: (usize, usize, usize),
+    /// Det-states, classes or row width were added since the last budget check
+    /// (or the cache was cleared): only then is the size recomputed. One flag
+    /// instead of comparing three counts on every event.
+    grown: bool,
     /// Per class, the det-states that do not stay put (see `movers.rs`).
     movers: movers::MoverMasks,
     /// Split marked successors by capture label (docs/language.md#s5-6).
@@ -149,7 +151,7 @@ impl DetCache {
             burst_start_event: 0,
             scratch: Scratch::new(words),
             out: Default::default(),
-            checked: (0, 0, 0),
+            grown: true,
             movers: movers::MoverMasks::default(),
             captures: false,
             marked_out: Vec::new(),
@@ -241,8 +243,11 @@ impl DetCache {
     #[inline]
     pub fn class_of(&mut self, ty: TypeId, bits: &[u64]) -> ClassId {
         let (c, new) = self.classes.intern(ty, bits);
-        if new && c as usize >= self.stride {
-            self.grow_stride();
+        if new {
+            self.grown = true;
+            if c as usize >= self.stride {
+                self.grow_stride();
+            }
         }
         c
     }
@@ -327,6 +332,7 @@ impl DetCache {
             return d;
         }
         let id = self.finals.len() as DetId;
+        self.grown = true;
         self.keys.extend_from_slice(key);
         self.finals.push(strategy::is_final(&self.cea, self.kind, self.words, key, &self.preorders));
         self.index.insert(Box::from(key), id);
@@ -365,11 +371,10 @@ impl DetCache {
     /// only recomputed when det-states or classes were added since the last check.
     #[inline]
     pub fn over_budget(&mut self) -> bool {
-        let signature = (self.finals.len(), self.classes.len(), self.stride);
-        if signature == self.checked {
+        if !self.grown {
             return false;
         }
-        self.checked = signature;
+        self.grown = false;
         self.num_states() > self.config.max_det_states || self.memory_bytes() > self.config.max_cache_bytes
     }
 
@@ -446,7 +451,7 @@ impl DetCache {
                 remap[d as usize] = self.import(&p).expect("a live det-state fits its own automaton");
             }
         }
-        self.checked = (0, 0, 0);
+        self.grown = true;
         remap
     }
 

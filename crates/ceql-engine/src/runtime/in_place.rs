@@ -110,6 +110,7 @@ impl Runtime {
     /// new node per marking entry, as without captures), whose label goes into
     /// the node's position word. Otherwise the rebuild makes one node per pair.
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     pub(super) fn update_in_place<const CAP: bool>(
         &mut self,
         table: &mut Vec<Entry>,
@@ -264,6 +265,7 @@ impl Runtime {
     /// whose bit is set are looked at (final det-states always have theirs set).
     /// Returns whether an entry that stays accepts (always false), or `None` as
     /// [`Runtime::find_marking`] does.
+    #[inline(always)]
     fn find_marking_by_mask(&mut self, table: &mut [Entry], mask: u64, class: ClassId, tau: i64) -> Option<bool> {
         // Det ids are below 64 while the cache has a mask, and the entries of T
         // have distinct det ids, so T has at most 64 entries: gather the bits of

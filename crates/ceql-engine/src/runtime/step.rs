@@ -191,7 +191,7 @@ impl Runtime {
         let any = any_final
             && if self.config.deadline.is_some() {
                 // A trailing absence: the complex events wait for their deadline (deadlines.rs).
-                self.defer_outputs::<CAP>(&next, position, w, tau)
+                self.defer_outputs_cold::<CAP>(&next, position, w, tau)
             } else {
                 let before = out.total();
                 let any = self.emit_outputs::<P, CAP>(&next, position, tau, out);
@@ -225,8 +225,17 @@ impl Runtime {
         }
     }
 
+    /// [`Runtime::defer_outputs`], kept out of line so that queries without a
+    /// trailing absence do not carry it in their step.
+    #[cold]
+    #[inline(never)]
+    fn defer_outputs_cold<const CAP: bool>(&mut self, next: &[Entry], position: u64, w: i64, tau: i64) -> bool {
+        self.defer_outputs::<CAP>(next, position, w, tau)
+    }
+
     /// OUTPUT: appends to `out` the complex events of the final det-states of `next`
     /// whose start is in the window (`τ`); returns whether there was any.
+    #[inline(always)]
     pub(super) fn emit_outputs<P: Position, const CAP: bool>(
         &mut self,
         next: &[Entry],
