@@ -9,7 +9,7 @@
 //! asked for, and new ones are checked (and their transitions computed) on the
 //! next request. A cache clear renumbers det-states and classes, so it drops them.
 
-use super::{ClassId, DetCache, DEAD};
+use super::{ClassId, DetCache, DetId};
 
 /// Largest number of det-states for which masks are kept (one bit each).
 pub const MAX_MASKED_STATES: usize = 64;
@@ -34,7 +34,7 @@ impl DetCache {
     /// when the cache holds more than [`MAX_MASKED_STATES`] det-states or is uncached.
     #[inline]
     pub fn mover_mask(&mut self, class: ClassId) -> Option<u64> {
-        let c = class as usize;
+        let c = class.index();
         match self.movers.per_class.get(c) {
             Some(&(mask, covered)) if covered as usize == self.finals.len() => Some(mask),
             _ => self.extend_mover_mask(c),
@@ -54,10 +54,11 @@ impl DetCache {
             if self.finals.len() > MAX_MASKED_STATES {
                 return None;
             }
-            let d = self.movers.per_class[c].1;
-            let s = self.step(d, c as ClassId);
-            if self.is_final(d) || s[0] != DEAD || s[1] != d || s[2] != DEAD {
-                self.movers.per_class[c].0 |= 1 << d;
+            let i = self.movers.per_class[c].1 as usize;
+            let d = DetId::from_index(i);
+            let s = self.step(d, ClassId::from_index(c));
+            if self.is_final(d) || s.has_marked() || s.unmarked() != d || !s.unmarked_other().is_dead() {
+                self.movers.per_class[c].0 |= 1 << i;
             }
             self.movers.per_class[c].1 += 1;
         }
