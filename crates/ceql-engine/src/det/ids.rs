@@ -197,3 +197,43 @@ impl fmt::Debug for Succ {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_read_back_and_the_emptiness_test_agrees_with_the_parts() {
+        let d = |i: usize| DetId::from_index(i);
+        let ids = [DetId::DEAD, DetId::INITIAL, d(1), d(7)];
+        for &m in &ids {
+            for &u in &ids {
+                for &o in &ids {
+                    let s = Succ::new(m, u, o, d(3));
+                    assert_eq!((s.marked(), s.unmarked(), s.unmarked_other(), s.next_virtual()), (m, u, o, d(3)));
+                    assert_eq!(s.is_empty(), m.is_dead() && u.is_dead() && o.is_dead(), "{s:?}");
+                    assert_eq!(s.has_unmarked(), !u.is_dead() || !o.is_dead());
+                    assert_eq!(s.has_marked(), !m.is_dead());
+                    assert!(s.is_known());
+                }
+            }
+        }
+        assert!(!Succ::UNKNOWN.is_known());
+    }
+
+    #[test]
+    fn a_list_is_read_back_as_a_list() {
+        let s = Succ::with_list(ListId::from_index(12), DetId::DEAD, DetId::DEAD, DetId::INITIAL);
+        assert!(s.has_marked() && !s.is_empty());
+        assert_eq!(s.marked_list(), ListId::from_index(12));
+        assert_eq!(s.marked_list().index(), 12);
+    }
+
+    #[test]
+    fn sentinels_are_named_in_debug_output() {
+        assert_eq!(format!("{:?}", DetId::DEAD), "DEAD");
+        assert_eq!(format!("{:?}", DetId::from_index(4)), "d4");
+        assert_eq!(std::mem::size_of::<Succ>(), 16);
+        assert_eq!(std::mem::size_of::<DetId>(), 4);
+    }
+}
