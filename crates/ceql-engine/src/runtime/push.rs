@@ -114,6 +114,9 @@ impl Runtime {
         // Accepted coordinates never decrease, so `w` is now `max_w` and this is the
         // threshold of both the event and the reclamation after it.
         let tau = self.threshold(w);
+        if self.config.facts.every_row {
+            self.store_every_event(ty, row, position);
+        }
         if self.config.deadline.is_some() {
             self.deadline_event(Some(ty), words, w, out);
         }
