@@ -121,6 +121,8 @@ impl CompiledQuery {
         };
         let (mut cea, mut table) = built.map_err(|d| CompileError::new(d, text, "query"))?;
         let strategy = match plan.strategy {
+            // Chosen among the passing valuations at output (docs/language.md#s3-6a).
+            _ if plan.selects_after_test() => StrategyKind::All,
             Strategy::All | Strategy::Any => StrategyKind::All,
             Strategy::Strict => {
                 // STRICT ([FCEP] C.3.1, two-copy product): with runs starting at

@@ -5,6 +5,7 @@
 
 mod absence;
 mod clauses;
+mod correlated_absence;
 mod correlation;
 mod lints;
 mod names;
@@ -232,13 +233,23 @@ pub struct Plan {
     pub routing: Option<Routing>,
     /// The measures of the `SELECT` list (docs/language.md#s3-5a).
     pub measures: Vec<correlation::MeasurePlan>,
+    /// Absences whose filters read the match, tested per valuation (docs/language.md#s3-3a).
+    pub gaps: Vec<correlated_absence::GapCheck>,
 }
 
 impl Plan {
     /// Whether the query runs on the residual path (docs/design/correlation.md, section
     /// 3.2): filters between events to test, or measures to compute, per valuation.
     pub fn needs_valuations(&self) -> bool {
-        !self.residuals.is_empty() || !self.measures.is_empty()
+        !self.residuals.is_empty() || !self.measures.is_empty() || !self.gaps.is_empty()
+    }
+
+    /// Whether the strategy chooses among the valuations that pass the filters tested
+    /// per valuation, inside the window, instead of in the automaton
+    /// (docs/language.md#s3-6a): `NEXT`, `LAST` or `MAX` with such filters.
+    pub fn selects_after_test(&self) -> bool {
+        let tested = !self.residuals.is_empty() || !self.gaps.is_empty();
+        tested && matches!(self.strategy, Strategy::Next | Strategy::Last | Strategy::Max)
     }
 }
 
@@ -269,10 +280,9 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
     scope::check_well_formed(query, &resolved)?;
     let mut resolved = resolved;
     let mut pattern = std::mem::replace(&mut resolved.pattern, RCel::Not(Vec::new(), Vec::new(), Span::default()));
-    // Routed equalities leave the filters first: they are neither residual tests nor
-    // refused with E0500.
+    // Routed equalities leave the filters first: they are not residual tests.
     let routing = routing::plan_routing(query, &mut pattern, &resolved);
-    let residuals = correlation::plan_residuals(query, &mut pattern, &resolved, opts.compat_ignore_strategy)?;
+    let (residuals, gaps) = correlation::plan_residuals(query, &mut pattern, &resolved)?;
     resolved.pattern = pattern;
     // Strategies: CORE C++ compatibility evaluates them as ALL.
     let strategy = match query.strategy {
@@ -334,6 +344,7 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
         residuals,
         routing,
         measures,
+        gaps,
     })
 }
 

@@ -15,10 +15,11 @@
 
 mod aggregate;
 mod compile;
+mod gaps;
 mod measures;
 mod store;
 
-pub(crate) use compile::ResidualPlan;
+pub(crate) use compile::{key_text, ResidualPlan};
 pub(crate) use measures::measure_key;
 pub(crate) use store::ValueStore;
 

@@ -22,18 +22,37 @@ pub(crate) struct ValueStore {
 }
 
 impl ValueStore {
-    /// Appends the row of `position` (positions only grow).
-    pub(crate) fn push(&mut self, position: u64, row: impl ExactSizeIterator<Item = Value>) {
+    /// Appends the row of `position` (positions only grow; every row has the width of
+    /// the first).
+    pub(crate) fn push(&mut self, position: u64, row: impl Iterator<Item = Value>) {
         debug_assert!(self.positions.back().is_none_or(|p| *p < position));
-        if self.positions.is_empty() {
-            self.width = row.len();
-        }
-        debug_assert_eq!(row.len(), self.width, "every row has the width of the first");
-        self.positions.push_back(position);
+        let before = self.values.len();
         for v in row {
             self.string_bytes += string_len(&v);
             self.values.push_back(v);
         }
+        if self.positions.is_empty() {
+            self.width = self.values.len() - before;
+        }
+        debug_assert_eq!(self.values.len() - before, self.width, "every row has the width of the first");
+        self.positions.push_back(position);
+    }
+
+    /// The rows with positions strictly between `lo` and `hi`, as row indexes.
+    pub(crate) fn rows_between(&self, lo: u64, hi: u64) -> std::ops::Range<usize> {
+        let start = self.positions.partition_point(|&p| p <= lo);
+        let end = self.positions.partition_point(|&p| p < hi);
+        start..end.max(start)
+    }
+
+    /// The position of row `i`.
+    pub(crate) fn position(&self, i: usize) -> u64 {
+        self.positions[i]
+    }
+
+    /// Value `a` of row `i`.
+    pub(crate) fn value(&self, i: usize, a: usize) -> &Value {
+        &self.values[i * self.width + a]
     }
 
     /// Forgets the rows before `horizon`: no future output can contain them.
@@ -80,6 +99,7 @@ impl ValueStore {
         let mut s = ValueStore::default();
         for (p, r) in rows {
             s.push(p, r.into_iter());
+            debug_assert!(s.width == s.values.len() / s.positions.len());
         }
         s
     }

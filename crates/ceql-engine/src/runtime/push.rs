@@ -126,6 +126,9 @@ impl Runtime {
         // Accepted coordinates never decrease, so `w` is now `max_w` and this is the
         // threshold of both the event and the reclamation after it.
         let tau = self.threshold(w);
+        if self.config.facts.every_row {
+            self.store_every_event(ty, row, position);
+        }
         let pid = self.state.partitions.get_or_create(&self.scratch.key_buf, self.state.reset_epoch);
         if let Some(begun) = self.settle_idle(pid, class, w, tau) {
             if self.state.cache.captures() {
