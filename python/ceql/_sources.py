@@ -175,7 +175,10 @@ class Retained:
         """Drops the chunks whose events are all before ``horizon``."""
         while len(self.starts) - self.lo > 1 and self.starts[self.lo + 1] <= horizon:
             self.lo += 1
-        if self.lo > 32 and self.lo * 2 > len(self.starts):
+        # Compacted (new lists: a view taken before keeps the old ones) once more than
+        # half the chunks are dropped, so that at most as many dropped chunks as live
+        # ones (plus one) stay referenced: memory follows the window, not a chunk count.
+        if self.lo * 2 > len(self.starts):
             self.starts = self.starts[self.lo :]
             self.sources = self.sources[self.lo :]
             self.lo = 0
