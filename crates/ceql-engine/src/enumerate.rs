@@ -6,6 +6,12 @@
 //! remaining entry refers to a cons cell created after it was pushed, so the cells
 //! are truncated on every pop: the scratch space is bounded by the DAG depth, not by
 //! the size of the output.
+//!
+//! The head of the current list is always the last cell (a cell is only pushed to
+//! become the head, and a pop truncates back to its entry's head), so a stack entry
+//! need not remember the vector's length: it is `head + 1` (`NIL + 1` wraps to 0).
+//! It remembers the list's length instead, so that a complex event's positions are
+//! reserved at once and written through a slice ([`MatchBuffer::append_event`]).
 
 use crate::output::{MatchBuffer, Position};
 use crate::tecs::{Arena, Item, NodeKind, NodeRef};
@@ -19,7 +25,7 @@ pub type Keep<'a> = &'a mut dyn FnMut(&[u64]) -> bool;
 /// Reusable enumeration buffers.
 #[derive(Default)]
 pub struct Enumerator {
-    /// (node, head of its data list, cons length when pushed).
+    /// (node, head of its data list, length of that list).
     stack: Vec<(NodeRef, u32, u32)>,
     /// Cons cells: (position, next cell).
     cons: Vec<(u64, u32)>,
@@ -50,29 +56,26 @@ impl Enumerator {
         self.cons.clear();
         self.stack.push((root.node, NIL, 0));
         let mut emitted = 0;
-        while let Some((mut m, mut p, cons_len)) = self.stack.pop() {
-            self.cons.truncate(cons_len as usize);
+        while let Some((mut m, mut p, mut len)) = self.stack.pop() {
+            self.cons.truncate(p.wrapping_add(1) as usize);
             loop {
                 let node = arena.get(m);
                 match m.kind() {
                     kind @ (NodeKind::Bottom | NodeKind::Begin) => {
                         let start = if CAP { node.a & crate::cea::POSITION_MASK } else { node.a };
-                        if !out.begin(start, end) {
-                            return emitted;
-                        }
                         // A begin node also marks its own position, the first one.
-                        if kind == NodeKind::Begin && !push::<P, CAP>(out, node.a) {
+                        let own = (kind == NodeKind::Begin).then_some(node.a);
+                        let cons: &[(u64, u32)] = &self.cons;
+                        let mut cell = p;
+                        let walk = || {
+                            let (pos, next) = cons[cell as usize];
+                            cell = next;
+                            pos
+                        };
+                        if !out.append_event::<CAP>(start, end, own, len as usize, walk) {
                             return emitted;
                         }
-                        let mut cell = p;
-                        while cell != NIL {
-                            let (pos, next) = self.cons[cell as usize];
-                            if !push::<P, CAP>(out, pos) {
-                                return emitted;
-                            }
-                            cell = next;
-                        }
-                        out.finish();
+                        debug_assert!(out.is_counting() || cell == NIL, "the list has `len` cells");
                         emitted += 1;
                         if emitted == budget {
                             return emitted;
@@ -82,12 +85,13 @@ impl Enumerator {
                     NodeKind::Output => {
                         self.cons.push((node.a, p));
                         p = (self.cons.len() - 1) as u32;
+                        len += 1;
                         m = NodeRef(node.b);
                     }
                     NodeKind::Union => {
                         let right = NodeRef(node.b);
                         if arena.live_max(right) >= tau {
-                            self.stack.push((right, p, self.cons.len() as u32));
+                            self.stack.push((right, p, len));
                         }
                         m = NodeRef(node.a);
                     }
@@ -145,8 +149,8 @@ impl Enumerator {
         self.stack.clear();
         self.cons.clear();
         self.stack.push((root.node, NIL, 0));
-        while let Some((mut m, mut p, cons_len)) = self.stack.pop() {
-            self.cons.truncate(cons_len as usize);
+        while let Some((mut m, mut p, _)) = self.stack.pop() {
+            self.cons.truncate(p.wrapping_add(1) as usize);
             loop {
                 let node = arena.get(m);
                 match m.kind() {
@@ -190,7 +194,8 @@ impl Enumerator {
                     NodeKind::Union => {
                         let right = NodeRef(node.b);
                         if arena.live_max(right) >= tau {
-                            self.stack.push((right, p, self.cons.len() as u32));
+                            // The list's length is not needed here.
+                            self.stack.push((right, p, 0));
                         }
                         m = NodeRef(node.a);
                     }
@@ -198,15 +203,5 @@ impl Enumerator {
             }
         }
         true
-    }
-}
-
-/// Writes one position word: with `CAP`, a labelled position.
-#[inline(always)]
-fn push<P: Position, const CAP: bool>(out: &mut MatchBuffer<P>, word: u64) -> bool {
-    if CAP {
-        out.push_labelled_position(word)
-    } else {
-        out.push_position(word)
     }
 }

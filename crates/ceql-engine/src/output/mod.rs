@@ -10,6 +10,7 @@ pub use position::Position;
 use arrow_array::{ArrayRef, LargeListArray, PrimitiveArray, RecordBatch, UInt64Array};
 use arrow_buffer::{Buffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema};
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 /// Complex events `([start, end], positions)`, appended in order of `end`, with
@@ -435,6 +436,99 @@ impl<P: Position> MatchBuffer<P> {
         self.push_position(word & crate::cea::POSITION_MASK)
     }
 
+    /// Appends one complex event of `own.is_some() as usize + rest` data positions:
+    /// `own` first if given (a begin node's own position), then `rest` words from
+    /// `next`, called exactly `rest` times, in order. With `CAP` the words carry
+    /// capture labels (label above [`crate::cea::LABEL_SHIFT`]), stored in the
+    /// label column. False when there is no memory for it; nothing is appended then.
+    ///
+    /// Why not [`MatchBuffer::begin`], one [`MatchBuffer::push_position`] per
+    /// position and [`MatchBuffer::finish`]: each push stores into the column's
+    /// buffer through a raw pointer, which may alias the column's own length,
+    /// capacity and pointer and the counting flag, so the next push reads all of
+    /// them again. Here room for the whole event is made once (the enumerator knows
+    /// its length) and the positions are written through a local slice: nothing is
+    /// re-read per position (callgrind, `seq3_w100` full: see docs/performance.md,
+    /// "Back under fc1761e").
+    #[inline(always)]
+    pub(crate) fn append_event<const CAP: bool>(
+        &mut self,
+        start: u64,
+        end: u64,
+        own: Option<u64>,
+        rest: usize,
+        mut next: impl FnMut() -> u64,
+    ) -> bool {
+        let n = own.is_some() as usize + rest;
+        if self.count_only {
+            self.counted += 1;
+            self.counted_positions += n as u64;
+            return true;
+        }
+        if (full(&self.starts)
+            || full(&self.ends)
+            || full(&self.offsets)
+            || spare(&self.positions) < n
+            || (CAP && spare(&self.labels) < n))
+            && !self.make_room_for(n, CAP)
+        {
+            self.overflow = true;
+            return false;
+        }
+        self.starts.push(P::narrow(start));
+        self.ends.push(P::narrow(end));
+        let at = self.positions.len();
+        let slots = &mut self.positions.spare_capacity_mut()[..n];
+        if CAP {
+            let labelled = self.labels.len();
+            let labels = &mut self.labels.spare_capacity_mut()[..n];
+            let mut pairs = slots.iter_mut().zip(labels.iter_mut());
+            let put = |(slot, label): (&mut MaybeUninit<P>, &mut MaybeUninit<u32>), w: u64| {
+                label.write((w >> crate::cea::LABEL_SHIFT) as u32);
+                slot.write(P::narrow(w & crate::cea::POSITION_MASK));
+            };
+            if let Some(w) = own {
+                // `n >= 1` here, so there is a first pair.
+                if let Some(pair) = pairs.next() {
+                    put(pair, w);
+                }
+            }
+            for pair in pairs {
+                put(pair, next());
+            }
+            // SAFETY: the loop above wrote each of the `n` label slots past
+            // `labelled`, which are within the capacity (`spare` checked above).
+            unsafe { self.labels.set_len(labelled + n) };
+        } else {
+            let mut slots = slots.iter_mut();
+            if let Some(w) = own {
+                // `n >= 1` here, so there is a first slot.
+                if let Some(slot) = slots.next() {
+                    slot.write(P::narrow(w));
+                }
+            }
+            for slot in slots {
+                slot.write(P::narrow(next()));
+            }
+        }
+        // SAFETY: the loops above wrote each of the `n` position slots past `at`,
+        // which are within the capacity (`spare` checked above).
+        unsafe { self.positions.set_len(at + n) };
+        self.offsets.push((at + n) as u64);
+        true
+    }
+
+    /// Room for one more complex event of `n` positions (and `n` labels when
+    /// `labels`): the cold part of [`MatchBuffer::append_event`].
+    #[cold]
+    #[inline(never)]
+    fn make_room_for(&mut self, n: usize, labels: bool) -> bool {
+        let whole = self.whole;
+        self.make_room_for_event()
+            && room(&mut self.positions, n, whole)
+            && (!labels || room(&mut self.labels, n, whole))
+    }
+
     /// Room for one more complex event in each per-event column (the cold part
     /// of [`MatchBuffer::begin`]).
     #[cold]
@@ -469,6 +563,20 @@ const MAPPED_FROM_BYTES: usize = 256 << 10;
 #[inline(always)]
 fn full<T>(v: &Vec<T>) -> bool {
     v.len() == v.capacity()
+}
+
+/// Free slots in `v`: [`MatchBuffer::append_event`] makes room for a whole complex
+/// event at once.
+#[inline(always)]
+fn spare<T>(v: &Vec<T>) -> usize {
+    v.capacity() - v.len()
+}
+
+/// Room in `v` for `n` more elements: the usual growth of [`grow`], and exactly
+/// enough for a complex event longer than that; false when the memory cannot be
+/// obtained.
+fn room<T>(v: &mut Vec<T>, n: usize, whole: bool) -> bool {
+    spare(v) >= n || (grow(v, whole) && (spare(v) >= n || v.try_reserve_exact(n).is_ok()))
 }
 
 /// Grows `v` and maps the new pages at once: a large output is mostly fresh memory
@@ -516,6 +624,44 @@ mod tests {
         assert!(small.begin(1, 2) && small.push_position(1) && small.push_position(2));
         small.finish();
         assert!(small.positions.capacity() < 1 << 16, "a small output stays small");
+    }
+
+    #[test]
+    fn append_event_writes_as_the_pushes_do_and_grows_for_long_events() {
+        let (mut reserved, mut pushed) = (MatchBuffer::<u32>::for_whole_output(), MatchBuffer::<u32>::empty());
+        // Events of 1 to 3,000 positions: longer than one growth step of an empty column.
+        for (i, n) in [1u64, 3, 2_999, 2, 3_000, 1].into_iter().enumerate() {
+            let i = i as u64;
+            let mut k = i;
+            assert!(reserved.append_event::<false>(i, i + n, Some(i), n as usize - 1, || {
+                k += 1;
+                k
+            }));
+            assert!(pushed.begin(i, i + n) && (i..i + n).all(|p| pushed.push_position(p)));
+            pushed.finish();
+        }
+        assert_eq!(reserved.iter().collect::<Vec<_>>(), pushed.iter().collect::<Vec<_>>());
+        let mut none = MatchBuffer::new();
+        assert!(none.append_event::<false>(4, 4, None, 0, || unreachable!("no position to write")));
+        assert_eq!(none.get(0).positions, &[] as &[u64]);
+    }
+
+    #[test]
+    fn append_event_with_captures_splits_labels_and_counting_only_counts() {
+        use crate::cea::LABEL_SHIFT;
+        let mut out = MatchBuffer::new();
+        let words = [3 | 1 << LABEL_SHIFT, 5, 9 | 2 << LABEL_SHIFT];
+        let mut rest = words[1..].iter();
+        assert!(out.append_event::<true>(3, 9, Some(words[0]), 2, || *rest.next().unwrap()));
+        let mut rest = words.iter();
+        assert!(out.append_event::<true>(3, 9, None, 3, || *rest.next().unwrap()));
+        for i in 0..2 {
+            assert_eq!(out.get(i).positions, &[3, 5, 9]);
+            assert_eq!(out.get(i).labels, &[1, 0, 2]);
+        }
+        let mut counting = MatchBuffer::counting();
+        assert!(counting.append_event::<true>(3, 9, Some(words[0]), 2, || unreachable!("counting writes nothing")));
+        assert_eq!((counting.total(), counting.total_positions()), (1, 3));
     }
 
     #[test]
