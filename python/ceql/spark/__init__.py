@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Callable, Optional, Sequence, Union
 
 from ._executors import CeqlSparkSetupError, check_executors
-from ._output import DEADLINE_NS, END, EVENTS, MATCH_ID
+from ._output import DEADLINE_NS, EVENTS, MATCH_ID
 
 __all__ = ["detect", "explode_events", "check_executors", "CeqlSparkSetupError", "DEFAULT_BUCKETS"]
 
