@@ -260,7 +260,7 @@ def match_id(spark, query, event, measures):
 def test_batch_partitioned_against_the_oracle(spark):
     import ceql.spark as cs
 
-    rows = events(160, 3, seed=11)
+    rows = events(130, 3, seed=1)
     truth = oracle_truth(rows, QUERY)
     assert len(truth) > 10
     # Some outputs share their events and differ only in their measures.
