@@ -7,8 +7,9 @@
 ...     time_field="ts", order_field="offset", watermark="30 seconds")
 
 The output has the partition key columns, ``match_id``, ``start_time``,
-``end_time`` and ``events`` (``array<struct<...input columns...>>``), and
-``deadline`` for a query ending with ``ABSENT(...) FOR d``; see docs/spark.md.
+``end_time``, one column per measure of the ``SELECT`` list (``count(b) AS n``) and
+``events`` (``array<struct<...input columns...>>``), and ``deadline`` for a query
+ending with ``ABSENT(...) FOR d``; see docs/spark.md.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Callable, Optional, Sequence, Union
 
 from ._executors import CeqlSparkSetupError, check_executors
-from ._output import DEADLINE, END, EVENTS, KIND, MATCH_ID, START
+from ._output import DEADLINE_NS, EVENTS, MATCH_ID
 
 __all__ = ["detect", "explode_events", "check_executors", "CeqlSparkSetupError", "DEFAULT_BUCKETS"]
 
@@ -68,6 +69,11 @@ def detect(
     the event, as ``Match.variables`` gives them), and ``match_id`` hashes them, so
     two valuations of one complex event are two rows with different ids.
 
+    Measures (``SELECT a, count(b) AS n``, docs/language.md#s3-5a) are top-level
+    columns, named as in the ``SELECT`` list and typed as in ``Query.run_arrow``; a
+    measure named like another output column raises ``ValueError``. Two outputs
+    with the same events and different measures are two rows with different ids.
+
     A query ending with ``ABSENT(...) FOR d`` (docs/language.md#s3-3b) has a
     ``deadline`` column (``end_time + d``). A stream reports each match in the
     micro-batch whose watermark passes its deadline. A batch reports, like
@@ -113,6 +119,7 @@ def detect(
         deadline=prep.deadline,
         captures=plan.captures,
         deadline_ns=cutoff,
+        measures=tuple(prep.measures),
     )
     if streaming:
         return detect_streaming(plan, prep, layout, watermark=watermark, late=late,
@@ -121,16 +128,18 @@ def detect(
 
 
 def explode_events(matches: Any) -> Any:
-    """One row per matched event: the match's columns (without ``events``), the
-    event's ``event_index`` (0-based, in stream order) and the event's fields as
-    columns. An event field whose name is taken by a match column is renamed
-    ``event_<name>``."""
+    """One row per matched event: the match's columns (without ``events`` and the
+    key columns, which are event fields too; with the measures), the event's
+    ``event_index`` (0-based, in stream order) and the event's fields as columns. An
+    event field whose name is taken by a match column is renamed ``event_<name>``."""
     from pyspark.sql import functions as F
 
     match_cols = [c for c in matches.columns if c != EVENTS]
     ev_type = matches.schema[EVENTS].dataType.elementType
-    # Key columns are input columns too: they come from the event.
-    own = [c for c in (MATCH_ID, START, END, DEADLINE, KIND) if c in match_cols]
+    # Key columns (those before match_id) are input columns too: they come from the
+    # event. The columns after it are the match's own, measures included.
+    first = match_cols.index(MATCH_ID) if MATCH_ID in match_cols else 0
+    own = [c for c in match_cols[first:] if c != DEADLINE_NS]
     exploded = matches.select(*[F.col(c) for c in own], F.posexplode(EVENTS).alias("event_index", "__ceql_event"))
     taken = set(own) | {"event_index"}
     fields = [

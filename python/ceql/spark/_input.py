@@ -4,7 +4,7 @@ schema."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, List, Optional, Sequence, Union
 
 from ceql._units import TIME_UNITS, time_unit_nanos
@@ -12,6 +12,7 @@ from ceql._units import TIME_UNITS, time_unit_nanos
 from ._engine import TIME
 from ._match_id import H0, H1
 from ._output import DEADLINE, DEADLINE_NS, END, EVENTS, KIND, MATCH_ID, START, VARIABLES, DeadlineColumn
+from ._measures import check_names, measure_fields
 from ._plan import QueryPlan
 
 #: Kafka's source columns, taken as time and order when none is named.
@@ -39,6 +40,8 @@ class Prepared:
     engine_columns: List[str]  # columns the engine reads, the type column first
     output_schema: Any  # pyspark StructType
     deadline: Optional[DeadlineColumn] = None  # a trailing absence: how `deadline` is computed
+    measures: List[str] = field(default_factory=list)  # measure columns of the output, in SELECT order
+    engine_schema: Any = None  # pyarrow Schema of the rows fed to the engine (``engine_view``)
 
     @property
     def sort_columns(self) -> List[str]:
@@ -64,6 +67,18 @@ def engine_view(rows: Any, engine_columns: List[str]) -> Any:
     if engine_columns[0] != "type":
         view = view.rename_columns(["type", *view.column_names[1:]])
     return view
+
+
+def engine_view_schema(spark_schema: Any, engine_columns: List[str]) -> Any:
+    """The Arrow schema of :func:`engine_view` for rows of the Spark schema
+    ``spark_schema``: what the measure columns' types are derived from, and what an
+    empty push carries (``Engine.push_delayed``)."""
+    import pyarrow as pa
+    from pyspark.sql import types as T
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    arrow = to_arrow_schema(T.StructType([spark_schema[c] for c in engine_columns]), timezone="UTC")
+    return engine_view(arrow.empty_table(), engine_columns).schema if arrow.names else pa.schema([])
 
 
 def resolve_columns(columns: Sequence[str], type_field: Optional[str], time_field: Optional[str],
@@ -218,6 +233,9 @@ def prepare(df: Any, plan: QueryPlan, *, type_field: Optional[str], time_field: 
     engine_columns = [type_field] + [c for c in ("stream",) if c in input_columns]
     engine_columns += [a for a in plan.attributes if a in input_columns and a not in engine_columns and a != "type"]
     engine_columns.append(TIME)
+    engine_schema = engine_view_schema(out.schema, engine_columns)
+    check_names(plan, [MATCH_ID, START, END, DEADLINE, KIND, EVENTS, "event_index", *(k[1] for k in keys)])
+    measures = measure_fields(plan, engine_schema)
     fields = [T.StructField(name, out.schema[hidden].dataType, True) for hidden, name, _ in keys]
     time_type = df.schema[time_field].dataType
     fields += [
@@ -231,6 +249,7 @@ def prepare(df: Any, plan: QueryPlan, *, type_field: Optional[str], time_field: 
         fields.append(T.StructField(DEADLINE, deadline_type, True))
     if with_kind:
         fields.append(T.StructField(KIND, T.StringType(), False))
+    fields += [T.StructField(name, dtype, True) for name, dtype in measures]
     event_fields = [df.schema[c] for c in input_columns]
     if plan.captures:
         event_fields.append(T.StructField(VARIABLES, T.ArrayType(T.StringType(), False), True))
@@ -248,4 +267,6 @@ def prepare(df: Any, plan: QueryPlan, *, type_field: Optional[str], time_field: 
         engine_columns=engine_columns,
         output_schema=T.StructType(fields),
         deadline=deadline,
+        measures=[name for name, _ in measures],
+        engine_schema=engine_schema,
     )

@@ -21,6 +21,15 @@ integers modulo 2^64; ``fmix`` is MurmurHash3's 64-bit finalizer.
   ``x`` of ``p`` in the output, and ``v0(x), v1(x)`` are the first 16 bytes of
   SHA-256("ceql-variable", 0x00, name of ``x``) as two little-endian integers: two
   valuations of one complex event get different ids.
+* With measures (``SELECT a, count(b) AS n``, docs/language.md#s3-5a), each lane
+  is then mixed with the measure values, in ``SELECT`` order:
+  ``M = 0``, then per measure ``M = fmix(M xor w)``, and finally
+  ``hL = fmix(hL xor fmix(M xor k))`` (``k`` measures); ``w`` is ``C_NULL`` for
+  NULL, else ``fmix(u)`` with ``u`` the value's 64 bits: an integer's two's
+  complement, a double's IEEE bits (-0.0 as 0.0, every NaN as 0x7ff8000000000000),
+  a boolean 0 or 1, a string the lane's 8 bytes (first or second) of
+  SHA-256("ceql-measure", 0x00, UTF-8 text), little-endian. Two outputs with the
+  same events and different measures (docs/language.md#s3-5a) get different ids.
 
 It depends only on the query and on the values of the events that make the
 complex event, so a replay, another partitioning, a restart or the streaming path
@@ -42,6 +51,9 @@ H0, H1 = "__ceql_h0", "__ceql_h1"
 _M1 = np.uint64(0xFF51AFD7ED558CCD)
 _M2 = np.uint64(0xC4CEB9FE1A85EC53)
 _S = np.uint64(33)
+#: ``w`` of a NULL measure value (the 64-bit golden ratio).
+C_NULL = np.uint64(0x9E3779B97F4A7C15)
+_CANONICAL_NAN = np.uint64(0x7FF8000000000000)
 
 
 def fmix(k: np.ndarray) -> np.ndarray:
@@ -112,10 +124,64 @@ def hex_ids(h0: np.ndarray, h1: np.ndarray) -> pa.Array:
     return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(text))
 
 
+def measure_words(values: pa.Array, lane_index: int) -> np.ndarray:
+    """``w`` of every value of one measure column, for lane ``lane_index``."""
+    import pyarrow.compute as pc
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    n = len(values)
+    t = values.type
+    if pa.types.is_null(t) or n == 0:
+        return np.full(n, C_NULL, dtype=np.uint64)
+    if pa.types.is_dictionary(t):
+        values = values.cast(t.value_type)
+        t = values.type
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        encoded = values.dictionary_encode()
+        words = np.array([_string_word(s, lane_index) for s in encoded.dictionary.to_pylist()] or [0], dtype=np.uint64)
+        u = words[pc.fill_null(encoded.indices, 0).to_numpy(zero_copy_only=False).astype(np.int64)]
+        w = fmix(u)
+    elif pa.types.is_floating(t):
+        f = pc.fill_null(values.cast(pa.float64()), 0.0).to_numpy(zero_copy_only=False).astype(np.float64)
+        f = np.where(f == 0.0, 0.0, f)  # -0.0 as 0.0
+        u = f.view(np.uint64).copy()
+        u[np.isnan(f)] = _CANONICAL_NAN
+        w = fmix(u)
+    elif pa.types.is_boolean(t):
+        w = fmix(pc.fill_null(values, False).to_numpy(zero_copy_only=False).astype(np.uint64))
+    else:  # integers (and time stamps, as the engine's int64 nanoseconds)
+        ints = pc.fill_null(values.cast(pa.int64()), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+        w = fmix(ints.view(np.uint64))
+    if values.null_count:
+        w = np.where(values.is_null().to_numpy(zero_copy_only=False), C_NULL, w)
+    return w
+
+
+def _string_word(text: str, lane_index: int) -> int:
+    digest = hashlib.sha256(b"ceql-measure\x00" + text.encode()).digest()
+    return int.from_bytes(digest[8 * lane_index : 8 * lane_index + 8], "little")
+
+
+def mix_measures(h: np.ndarray, measures: Sequence[pa.Array], lane_index: int) -> np.ndarray:
+    """``hL`` mixed with the measure values of each complex event (see above)."""
+    with np.errstate(over="ignore"):
+        m = np.zeros(len(h), dtype=np.uint64)
+        for values in measures:
+            m = fmix(m ^ measure_words(values, lane_index))
+        return fmix(h ^ fmix(m ^ np.uint64(len(measures))))
+
+
 def match_ids(seeds: Tuple[int, int], r0: np.ndarray, r1: np.ndarray, starts: np.ndarray, ends: np.ndarray,
               flat: np.ndarray, offsets: np.ndarray,
-              labels: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> pa.Array:
+              labels: Optional[Tuple[np.ndarray, np.ndarray]] = None,
+              measures: Sequence[pa.Array] = ()) -> pa.Array:
     """The ``match_id`` column of complex events given by row indexes (with
-    ``labels``, the ``c0, c1`` of each data row: the ids of valuations)."""
+    ``labels``, the ``c0, c1`` of each data row: the ids of valuations; with
+    ``measures``, the measure columns, in ``SELECT`` order)."""
     l0, l1 = labels if labels is not None else (None, None)
-    return hex_ids(lane(seeds[0], r0, starts, ends, flat, offsets, l0), lane(seeds[1], r1, starts, ends, flat, offsets, l1))
+    h0 = lane(seeds[0], r0, starts, ends, flat, offsets, l0)
+    h1 = lane(seeds[1], r1, starts, ends, flat, offsets, l1)
+    if measures:
+        h0, h1 = mix_measures(h0, measures, 0), mix_measures(h1, measures, 1)
+    return hex_ids(h0, h1)

@@ -59,6 +59,7 @@ class OutputLayout:
     deadline: Optional[DeadlineColumn] = None  # a trailing absence: the `deadline` column
     captures: bool = False  # `events` structs have `variables`; ids hash them
     deadline_ns: bool = False  # the hidden DEADLINE_NS column (batch, close_deadlines=False)
+    measures: Tuple[str, ...] = ()  # measure columns, after `kind` and before `events`
 
     def empty(self) -> pa.Table:
         return self.schema.empty_table()
@@ -80,9 +81,10 @@ class OutputLayout:
         variables, labels = None, None
         if self.captures:
             variables, labels = _variables(found.column(VARIABLES))
+        measures = [found.column(m) for m in self.measures]
         ids = match_ids(self.seeds, row_hashes(rows.column(H0)), row_hashes(rows.column(H1)), starts, ends, flat, offsets,
-                        labels)
-        return self._assemble(rows, ends, ids, starts, ends, flat, offsets, "match", variables)
+                        labels, measures)
+        return self._assemble(rows, ends, ids, starts, ends, flat, offsets, "match", variables, measures)
 
     def late(self, rows: pa.Table) -> pa.Table:
         """One output row of kind ``late`` per late event (``late="emit"``)."""
@@ -92,10 +94,11 @@ class OutputLayout:
         idx = np.arange(n, dtype=np.int64)
         offsets = np.arange(n + 1, dtype=np.int64)
         ids = match_ids(late_seeds(self.seeds), row_hashes(rows.column(H0)), row_hashes(rows.column(H1)), idx, idx, idx, offsets)
-        return self._assemble(rows, idx, ids, idx, idx, idx, offsets, "late", None)
+        return self._assemble(rows, idx, ids, idx, idx, idx, offsets, "late", None, None)
 
     def _assemble(self, rows: pa.Table, key_rows: np.ndarray, ids: pa.Array, starts: np.ndarray, ends: np.ndarray,
-                  flat: np.ndarray, offsets: np.ndarray, kind: str, variables: Optional[pa.Array]) -> pa.Table:
+                  flat: np.ndarray, offsets: np.ndarray, kind: str, variables: Optional[pa.Array],
+                  measures: Optional[List[pa.Array]]) -> pa.Table:
         n = len(ids)
         cols: List[pa.Array] = [_take(rows.column(k), key_rows) for k in self.key_hidden]
         cols.append(ids)
@@ -110,6 +113,8 @@ class OutputLayout:
                 cols.append(pa.nulls(n, self.schema.field(DEADLINE).type))
         if self.with_kind:
             cols.append(pa.array([kind]).take(np.zeros(n, dtype=np.int64)))
+        for k, name in enumerate(self.measures):  # a late event has no measures
+            cols.append(_whole(measures[k]) if measures is not None else pa.nulls(n, self.schema.field(name).type))
         ev_field = self.schema.field(EVENTS)
         struct_type = ev_field.type.value_type
         fields = [_take(rows.column(c), flat) for c in self.input_columns]
@@ -144,6 +149,10 @@ def _variables(column: pa.ChunkedArray) -> Tuple[pa.Array, Tuple[np.ndarray, np.
     strings = dictionary.take(pa.array(keys, pa.int64()))
     listed = pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), strings)
     return listed, label_hashes(dictionary.to_pylist(), keys, offsets)
+
+
+def _whole(column: pa.ChunkedArray) -> pa.Array:
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
 
 
 def _take(column: pa.ChunkedArray, idx: np.ndarray) -> pa.Array:

@@ -33,6 +33,10 @@ class QueryPlan:
     deadline_ns: Optional[int] = None
     #: ``detect(..., captures=True)``: outputs are valuations, each event with its variables.
     captures: bool = False
+    #: The measures of the ``SELECT`` list (``count(b) AS n``, docs/language.md#s3-5a), in
+    #: order: each is a top-level column of the output, and part of ``match_id``, since
+    #: two outputs with the same events may differ only in their measures.
+    measures: Tuple[str, ...] = ()
 
     @property
     def partitioned(self) -> bool:
@@ -76,12 +80,6 @@ def plan_of(query: Any, schema: Optional[str], captures: bool = False) -> QueryP
 
         # Refused here, on the driver, rather than in every task.
         _ceql.NativeRuntime(q._native, captures=True)
-    if q.measure_names:
-        # The output rows have no measure columns yet: dropping them would be a silent loss.
-        raise ValueError(
-            "ceql.spark does not support measures in the SELECT list yet (count(b) AS n; run such queries "
-            "with ceql.Query.run or ceql.Query.run_arrow; docs/language.md#s3-5a)"
-        )
     return QueryPlan(
         text=text,
         schema=schema,
@@ -93,4 +91,5 @@ def plan_of(query: Any, schema: Optional[str], captures: bool = False) -> QueryP
         seeds=seeds_of(text, schema),
         deadline_ns=d.get("trailing_absence"),
         captures=bool(captures),
+        measures=tuple(q.measure_names),
     )

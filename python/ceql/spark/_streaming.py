@@ -89,6 +89,9 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
     tie_columns = prep.sort_columns[1:]  # after the time: the order fields, then the key
     order_fields = list(prep.order_fields)
     out_columns = [f.name for f in layout.schema]
+    # With measures, a call without rows still gives the engine their schema: a
+    # restored engine types its measure columns from the first rows it is given.
+    no_rows = prep.engine_schema.empty_table() if plan.measures else None
 
     def to_arrow(pdfs: Iterator[Any]) -> Optional[pa.Table]:
         parts = []
@@ -136,7 +139,7 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
                 incoming = None
         released = released_ns if released is None else max(released, released_ns)
         first_tag = 0 if pending is None else pc.max(pending.column(TAG)).as_py() + 1
-        view = None
+        view = no_rows
         if incoming is not None:
             view = engine_view(incoming, engine_columns)
             incoming = incoming.append_column(TAG, pa.array(range(first_tag, first_tag + incoming.num_rows), pa.int64()))
