@@ -14,7 +14,11 @@ shuffled within the delay, and the sorted stream without a buffer). ``run_arrow`
 materialises every match, so K3 and K5 (exponential output) run on 10k events.
 The output's row numbers are uint32 (the input is a Table of known length) unless
 ``--position-type uint64`` asks for the 64-bit output; each line names the type.
-The ``corr_*`` rows (issue 16's queries 1, 3 and 4 with predicates between events, at
+The ``and*``/``or*`` rows compare the conjunction of 3 and 5 events with the OR of all their
+orders; the ``deadline_*`` rows run a trailing absence with deadlines on 1M events of 10,000
+keys (``Query.run``, deadlines closed at the end) against the same query without it.
+The ``corr_*`` rows (issue 16's queries 1, 3 and 4 with predicates between events, and an
+aggregate filter ``e[price > avg(b.price)]``, at
 W = 100, 1,000 and 10,000 events) run on the first ``--events`` stock trades, pushed in
 slices within a time budget: the row says how many events were processed and whether all were.
 The ``corr_q2*`` rows (issue 16's query 2, an equality join routed by key, docs/language.md#s3-4b)
@@ -23,6 +27,8 @@ run on a generated LOGIN stream (:func:`login_table`, ``--events`` events, 10,00
 (``corr_q2_partition``), both without ``country != a.country`` (``corr_q2_eq``,
 ``corr_q2_partition_eq``), and the same query written so that it is not routed
 (``corr_q2_unrouted``: the residual test, on the first 5,000 events only).
+``stock_run_last_measures`` is "the average of the run" as measures under LAST, next to the
+same query without measures (``stock_run_last``).
 """
 
 from __future__ import annotations
@@ -67,7 +73,53 @@ def synthetic():
     out["seq2_w100"] = ("SELECT * FROM S WHERE A1 ; A3 WITHIN 100 EVENTS", absent_types, None)
     for w in (100, 10_000):
         out[f"absent_between_w{w}"] = (f"SELECT * FROM S WHERE A1 ; ABSENT(A2) ; A3 WITHIN {w} EVENTS", absent_types, None)
+    # conjunction (docs/language.md#s3-3c) of 3 and 5 events against the OR of all their orders
+    # (6 and 120 sequences): the same matches, which grow as (W/(n+6))^(n-1) per event, so
+    # run_arrow materialises them on 10,000 and 1,000 events
+    for n, limit in ((3, 10_000), (5, 1_000)):
+        out[f"and{n}_w100"], out[f"or{n}_w100"] = conjunction_queries(n, limit)
     return out
+
+
+def conjunction_queries(n, limit):
+    """(``A1 AND ... AND An``, the OR of the n! orders of ``A1 ; ... ; An``), W = 100 events."""
+    import itertools
+
+    types = [f"A{i}" for i in range(1, n + 1)]
+    conj = "SELECT * FROM S WHERE " + " AND ".join(types) + " WITHIN 100 EVENTS"
+    orders = " OR ".join("(" + " ; ".join(p) + ")" for p in itertools.permutations(types))
+    disj = "SELECT * FROM S WHERE " + orders + " WITHIN 100 EVENTS"
+    return (conj, types + noise(), limit), (disj, types + noise(), limit)
+
+
+#: Trailing absence with deadlines (docs/language.md#s3-3b) on 1M events of 10,000 keys, one per
+#: millisecond (ORDER 40%, PAY 20%, X 40%), against the same query without the absence.
+DEADLINES = {
+    "deadline_none_10k_keys": "SELECT * FROM S WHERE ORDER PARTITION BY [id] WITHIN 1 minute",
+    "deadline_10s_10k_keys": "SELECT * FROM S WHERE ORDER ; ABSENT(PAY) FOR 10 seconds PARTITION BY [id] "
+                             "WITHIN 1 minute",
+}
+
+
+def run_deadlines(name, events):
+    """``Query.run`` (deadlines closed at the end) over the keyed stream."""
+    import numpy as np
+    import pyarrow as pa
+
+    import ceql
+
+    n = min(events, 1_000_000)
+    rng = np.random.default_rng(5)
+    types = np.array(["ORDER", "ORDER", "PAY", "X", "X"])[rng.integers(0, 5, n)]
+    table = pa.table({"type": types, "id": rng.integers(0, 10_000, n), "ts": np.arange(n, dtype=np.int64)})
+    q = ceql.compile(DEADLINES[name])
+    best, matches = float("inf"), 0
+    for _ in range(3):
+        t0 = time.perf_counter()
+        matches = len(q.run(table, time_field="ts", time_unit="ms", close_deadlines=True))
+        best = min(best, time.perf_counter() - t0)
+    return {"workload": name, "events": n, "seconds": round(best, 4), "events_per_s": round(n / best),
+            "matches": matches, "peak_rss_mib": round(peak_rss_mib(), 1)}
 
 
 #: The reorder buffer (``max_delay``): name -> delay in ms (None: no buffer, sorted input).
@@ -129,6 +181,11 @@ def stock_queries():
         "stock_q6": f"SELECT * FROM S WHERE {dis} FILTER {names} {part}",
         "stock_q7": ("SELECT * FROM S WHERE (SELL as msft; (BUY OR SELL)+ as mid; SELL as amat) "
                      f"FILTER msft[name = 'MSFT'] AND mid[name = 'ORCL' AND volume >= 5000] AND amat[name = 'AMAT'] {w}"),
+        # "The average of the run" as measures (docs/language.md#s3-5a), and the same query without
+        # them: the difference is the residual path (captures inside, stored prices) and the measures.
+        "stock_run_last": f"SELECT LAST s, e FROM S WHERE SELL AS s ; (BUY AS b)+ ; SELL AS e PARTITION BY [name] {w}",
+        "stock_run_last_measures": ("SELECT LAST s, e, count(b) AS n, avg(b.price) AS avg_price FROM S "
+                                    f"WHERE SELL AS s ; (BUY AS b)+ ; SELL AS e PARTITION BY [name] {w}"),
     }
 
 
@@ -141,7 +198,10 @@ def correlation_queries():
     q3 = ("SELECT * FROM S WHERE SELL AS s ; (BUY AS b)+ ; SELL AS e FILTER b[price > s.price] "
           "AND e[price < s.price] PARTITION BY [name] WITHIN {w} EVENTS")
     q4 = "SELECT * FROM S WHERE (BUY AS b)+ FILTER b[price > PREV(price)] PARTITION BY [name] WITHIN {w} EVENTS"
-    return {f"corr_{n}_w{w}": q.format(w=w) for n, q in (("q1", q1), ("q3", q3), ("q4", q4))
+    # An aggregate in a filter (docs/language.md#s3-4a): no pruning, every valuation is tested.
+    agg = ("SELECT * FROM S WHERE SELL AS s ; (BUY AS b)+ ; SELL AS e FILTER e[price > avg(b.price)] "
+           "PARTITION BY [name] WITHIN {w} EVENTS")
+    return {f"corr_{n}_w{w}": q.format(w=w) for n, q in (("q1", q1), ("q3", q3), ("q4", q4), ("agg", agg))
             for w in (100, 1_000, 10_000)}
 
 
@@ -277,6 +337,8 @@ def run_one(name, events, position_type=None):
 
     if name in REORDER:
         return run_reorder(name, events)
+    if name in DEADLINES:
+        return run_deadlines(name, events)
     if name.startswith("stock_"):
         path = stock_path()
         if path is None:
@@ -334,7 +396,8 @@ def main():
     if args.child:
         print(json.dumps(run_one(args.child, args.events, args.position_type)), flush=True)
         return
-    names = list(synthetic()) + CAPTURED + list(stock_queries()) + list(REORDER) + list(correlation_queries())
+    names = (list(synthetic()) + CAPTURED + list(stock_queries()) + list(REORDER) + list(DEADLINES)
+             + list(correlation_queries()))
     names += list(LOGIN_QUERIES)
     if args.only:
         names = [n for n in names if n in args.only]

@@ -88,13 +88,28 @@ def test_a_deadline_match_keeps_its_captures():
 
 
 @pytest.mark.parametrize("query,code", [
-    # Filters between events do not combine with ABSENT yet: refused, never evaluated wrong.
-    ("SELECT * FROM S WHERE A AS a ; ABSENT(B) ; C AS c FILTER c[v > a.v]", "E0500"),
-    ("SELECT * FROM S WHERE A AS a ; C AS c FILTER c[v > a.v] ; ABSENT(B) FOR 1 second WITHIN 1 minute", "E0500"),
-    # ABSENT, like NOT, tests one event at a time.
-    ("SELECT * FROM S WHERE A AS a ; ABSENT(B FILTER B[v > a.v]) ; C", "E0301"),
+    # A trailing absence reads its own event only; ABSENT, like NOT, has no PREV.
+    ("SELECT * FROM S WHERE A AS a ; C ; ABSENT(B FILTER B[v > a.v]) FOR 1 second WITHIN 1 minute", "E0500"),
+    ("SELECT * FROM S WHERE A AS a ; ABSENT(B FILTER B[v > PREV(v)]) ; C", "E0301"),
 ])
-def test_filters_between_events_with_absent_are_refused(query, code):
+def test_what_absence_does_not_combine_with_is_refused(query, code):
     with pytest.raises(ceql.CeqlError) as e:
         ceql.compile(query)
     assert e.value.code == code
+
+
+@pytest.mark.parametrize("query", [
+    "SELECT * FROM S WHERE A AS a ; ABSENT(B) ; C AS c FILTER c[v > a.v]",
+    "SELECT * FROM S WHERE (A AS a ; C AS c FILTER c[v > a.v]) ; ABSENT(B) FOR 1 second WITHIN 1 minute",
+    "SELECT * FROM S WHERE A AS a ; ABSENT(B FILTER B[v > a.v]) ; C",
+])
+def test_filters_between_events_combine_with_absent(query):
+    """docs/language.md#s3-3a: filters between events next to ABSENT, and an absence whose
+    filter reads the match, agree with the oracle (tests/test_differential_absence_correlated.py
+    draws many more)."""
+    from oracle import evaluate
+
+    ev = [{"type": "A", "v": 1, "ts": 0}, {"type": "B", "v": 2, "ts": 1}, {"type": "C", "v": 2, "ts": 2},
+          {"type": "A", "v": 3, "ts": 3}, {"type": "C", "v": 5, "ts": 4}, {"type": "X", "ts": 10}]
+    got = sorted((m.start, m.end, m.positions) for m in ceql.compile(query).run(ev, time_field="ts", time_unit="s"))
+    assert got == evaluate(query, ev, time_field="ts", time_unit="s").matches()

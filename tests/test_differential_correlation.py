@@ -7,7 +7,9 @@ WITHIN, CONSUME BY, LIMIT) against the oracle (``tests/oracle/correlation.py``),
 
 The engine may refuse what it does not evaluate yet with E0500 (never a wrong answer):
 filters between events under ``+`` (re-binding per iteration), on variables also bound
-outside the filtered formula, and strategies other than ALL. Everything else must agree
+outside the filtered formula (every strategy is evaluated, NEXT/LAST/MAX with the window
+first: docs/language.md#s3-6a); measures are tested in
+``test_differential_measures.py``. Everything else must agree
 with the oracle exactly, static errors included.
 
 Examples: ``CEQL_CORRELATION_EXAMPLES`` (default 700) per test, 3 tests: 2,100 cases (about 35 s).
@@ -125,11 +127,38 @@ def test_stream_with_snapshot_and_restore(case, data):
     assert out == expected, "stream with a restore at %d differs from run\n%r" % (cut, case)
 
 
+def test_the_window_comes_before_the_strategy_with_filters_between_events():
+    """docs/language.md#s3-6a, the section's example: NEXT chooses among the passing
+    valuations in the window, where the unary filter keeps V40's order."""
+    from oracle import evaluate
+
+    evs = [{"type": "A", "v": 1}, {"type": "A", "v": 1}, {"type": "X"}, {"type": "B", "v": 5}]
+    for text, want in [("SELECT NEXT * FROM S WHERE A AS a ; B AS b FILTER b[v > a.v] WITHIN 2 EVENTS",
+                        [(1, 3, (1, 3))]),
+                       ("SELECT NEXT * FROM S WHERE A AS a ; B AS b FILTER b[v > 2] WITHIN 2 EVENTS", [])]:
+        got = sorted((m.start, m.end, m.positions) for m in ceql.compile(text).run(evs))
+        assert got == want == evaluate(text, evs).matches(), text
+
+
+def test_strict_and_compat_strategies_are_evaluated_with_filters_between_events():
+    """STRICT selects each valuation on its own, so it commutes with the residual test
+    (docs/language.md#s3-4a); compat_ignore_strategy evaluates NEXT as ALL."""
+    from oracle import evaluate
+
+    evs = [{"type": "A", "v": 1}, {"type": "B", "v": 2}, {"type": "A", "v": 5}, {"type": "B", "v": 3}]
+    text = "SELECT STRICT * FROM S WHERE A AS a ; B AS b FILTER b[v > a.v]"
+    got = sorted((m.start, m.end, m.positions) for m in ceql.compile(text).run(evs))
+    assert got == [(0, 1, (0, 1))] == [(s, e, p) for s, e, p in evaluate(text, evs).matches()]
+    nxt = "SELECT NEXT * FROM S WHERE A AS a ; B AS b FILTER b[v > a.v]"
+    q = ceql.compile(nxt, compat_ignore_strategy=True)
+    assert "W0404" in [w.code for w in q.warnings]
+    assert sorted((m.start, m.end, m.positions) for m in q.run(evs)) == [(0, 1, (0, 1)), (0, 3, (0, 3))]
+
+
 @pytest.mark.parametrize("query,message", [
     ("SELECT * FROM S WHERE (A AS a ; B AS b FILTER b[v > a.v])+", "inside an iteration"),
-    ("SELECT NEXT * FROM S WHERE A AS a ; B AS b FILTER b[v > a.v]", "strategy NEXT"),
     ("SELECT * FROM S WHERE (A ; B AS b FILTER b[v > A.v]) ; A", "also bound outside"),
-    ("SELECT *, count(b) AS n FROM S WHERE A AS a ; B AS b", "measures"),
+    ("SELECT *, count(b) AS n FROM S WHERE A AS a ; B AS b ; ABSENT(C) FOR 1 second WITHIN 1 minute", "measures"),
 ])
 def test_what_is_not_evaluated_yet_is_refused_with_a_caret(query, message):
     with pytest.raises(ceql.CeqlError) as e:
@@ -174,8 +203,11 @@ def test_static_errors_agree_with_the_oracle(query, schema):
     ("SELECT a, sum(a.zz) AS n FROM S WHERE A AS a", "E0204"),
     ("SELECT a, sum(a.s) AS n FROM S WHERE A AS a", "E0300"),
     ("SELECT count(C) AS n FROM S WHERE A AS a", "E0301"),
+    ("SELECT a, count(a) AS start FROM S WHERE A AS a", "E0210"),
+    ("SELECT a, count(a) AS Position FROM S WHERE A AS a", "E0210"),
+    ("SELECT a, count(a) AS n, sum(a.v) AS N FROM S WHERE A AS a", "E0210"),
 ])
-def test_measures_are_checked_before_they_are_refused(query, code):
+def test_measures_are_checked(query, code):
     from oracle import OracleError, evaluate
 
     with pytest.raises(OracleError) as oe:

@@ -69,9 +69,10 @@ def _oracle_show(events):
                        close_deadlines=options.get("close_deadlines", False), captures=captures)
         assert res.limit is None, "show() examples must not use LIMIT: which events it keeps is not specified"
         lines = []
-        for start, end, data in res.matches():
+        for start, end, data, *measures in res.matches():
+            tail = "".join(f" {n}={v}" for n, v in measures[0]) if measures else ""
             if not captures:
-                lines.append(((end, start, data, ""), ",".join(map(str, data))))
+                lines.append(((end, start, data, "", tail), ",".join(map(str, data)) + "}" + tail))
                 continue
             # data: ((position, variable names), ...) -> {variable: positions}
             caps = {}
@@ -79,9 +80,9 @@ def _oracle_show(events):
                 for v in names:
                     caps.setdefault(v, []).append(p)
             text = "; ".join(f"{v}: {','.join(map(str, ps))}" for v, ps in sorted(caps.items()))
-            lines.append(((end, start, tuple(p for p, _ in data), text), text))
-        for (end, start, _, _), text in sorted(lines):
-            print(f"[{start},{end}]{{{text}}}")
+            lines.append(((end, start, tuple(p for p, _ in data), text, tail), text + "}" + tail))
+        for (end, start, *_), text in sorted(lines):
+            print(f"[{start},{end}]{{{text}")
         if not lines:
             print("(none)")
 

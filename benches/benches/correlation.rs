@@ -9,20 +9,17 @@
 //!
 //!
 //! Query 2 (an equality join without `PARTITION BY`, routed by key: docs/language.md#s3-4b)
-//! runs on a generated LOGIN stream (see [`login_stream`]): `CEQL_LOGIN_EVENTS` events
+//! runs on a generated LOGIN stream (`ceql_benches::login::login_stream`): `CEQL_LOGIN_EVENTS` events
 //! (default 200,000), against its hand-written `PARTITION BY [user]` rewrite with and
 //! without the residual `country != a.country`, and the routed query without it.
 //!
 //! `cargo bench -p ceql-benches --bench correlation`
 
-use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use ceql_benches::login::{login_stream, run_login, LOGIN_QUERIES};
 use ceql_benches::workloads::correlation_queries;
 use ceql_benches::{load_stock, run_batches, stock_path};
-use ceql_engine::{CompileOptions, CompiledQuery, MatchBuffer, Runtime, RuntimeOptions};
+use ceql_engine::MatchBuffer;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use rand::rngs::SmallRng;
-use rand::{RngExt, SeedableRng};
-use std::sync::Arc;
 
 fn correlation(c: &mut Criterion) {
     let Some(path) = stock_path() else {
@@ -43,62 +40,6 @@ fn correlation(c: &mut Criterion) {
     g.finish();
 }
 
-/// Query 2 routed by `user`, its rewrites with `PARTITION BY [user]`, and both without the
-/// inequality (the same outputs pairwise: docs/performance.md).
-pub const LOGIN_QUERIES: [(&str, &str); 4] = [
-    ("q2", "SELECT * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[user = a.user AND country != a.country] WITHIN 1 hour"),
-    (
-        "q2_partition",
-        "SELECT * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[country != a.country] PARTITION BY [user] WITHIN 1 hour",
-    ),
-    ("q2_eq", "SELECT * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[user = a.user] WITHIN 1 hour"),
-    ("q2_partition_eq", "SELECT * FROM S WHERE LOGIN AS a ; LOGIN AS b PARTITION BY [user] WITHIN 1 hour"),
-];
-
-/// The LOGIN stream of query 2, seeded: `n` events of 10,000 users drawn uniformly, 100 ms
-/// apart on average (uniform gaps of 0 to 199 ms, time stamps `ts` in milliseconds), each
-/// from its user's home country (`user % 5` of five countries) except 2% from another one.
-/// A one-hour window then holds about 36,000 events, 3.6 per user.
-pub fn login_stream(n: usize) -> RecordBatch {
-    const COUNTRIES: [&str; 5] = ["FR", "DE", "US", "JP", "BR"];
-    let mut rng = SmallRng::seed_from_u64(16);
-    let (mut users, mut countries, mut ts) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
-    let mut t = 0i64;
-    for _ in 0..n {
-        let user = rng.random_range(0..10_000i64);
-        let home = (user % 5) as usize;
-        let c = if rng.random_range(0..100) < 2 { (home + rng.random_range(1..5usize)) % 5 } else { home };
-        t += rng.random_range(0..200i64);
-        users.push(user);
-        countries.push(COUNTRIES[c]);
-        ts.push(t);
-    }
-    let columns: Vec<(&str, ArrayRef)> = vec![
-        ("type", Arc::new(StringArray::from(vec!["LOGIN"; n]))),
-        ("user", Arc::new(Int64Array::from(users))),
-        ("country", Arc::new(StringArray::from(countries))),
-        ("ts", Arc::new(Int64Array::from(ts))),
-    ];
-    RecordBatch::try_from_iter(columns).expect("a valid batch")
-}
-
-/// Runs `text` over `batch` (time stamps in `ts`, milliseconds); returns the matches.
-fn run_login(text: &str, batch: &RecordBatch, out: &mut MatchBuffer) -> u64 {
-    let query = Arc::new(CompiledQuery::compile(text, None, CompileOptions::default()).expect("query compiles"));
-    let options = RuntimeOptions { time_field: Some("ts".into()), time_unit_nanos: 1_000_000, ..Default::default() };
-    let mut rt = Runtime::new(query, options);
-    let mut matches = 0;
-    let mut offset = 0;
-    while offset < batch.num_rows() {
-        let n = 4096.min(batch.num_rows() - offset);
-        rt.push_batch(&batch.slice(offset, n), out).expect("valid batch");
-        matches += out.total();
-        out.clear();
-        offset += n;
-    }
-    matches
-}
-
 fn equality_join(c: &mut Criterion) {
     let n: usize = std::env::var("CEQL_LOGIN_EVENTS").ok().and_then(|v| v.parse().ok()).unwrap_or(200_000);
     let batch = login_stream(n);
@@ -116,5 +57,46 @@ fn equality_join(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, correlation, equality_join);
+/// Aggregates (docs/language.md#s3-4a, #s3-5a) at W = 100, 1,000 and 10,000 events:
+///
+/// * `agg_filter`: `e[price > avg(b.price)]` under ALL, a filter with an aggregate, which
+///   cannot prune (an aggregate is known only on the whole valuation): every valuation of
+///   the unfiltered query is enumerated, exponentially many in the BUYs of a window, so it
+///   runs on the 100-event prefix as queries 3 and 4;
+/// * `measures_last` and its baseline `run_last`: "the average of the run" as measures
+///   under LAST (one valuation per end), on `CEQL_CORRELATION_EVENTS` events; the
+///   difference is the cost of the residual path (captures inside, the stored prices) and
+///   of computing the measures.
+fn aggregates(c: &mut Criterion) {
+    let Some(path) = stock_path() else {
+        eprintln!("aggregates benchmark skipped: stock_data.csv not found (set CEQL_STOCK_DATA)");
+        return;
+    };
+    let n: usize = std::env::var("CEQL_CORRELATION_EVENTS").ok().and_then(|v| v.parse().ok()).unwrap_or(2_000);
+    let batches = load_stock(&path).expect("stock data loads");
+    let mut out = MatchBuffer::counting();
+    let mut g = c.benchmark_group("correlation");
+    g.sample_size(10);
+    let run = "SELL AS s ; (BUY AS b)+ ; SELL AS e";
+    for w in [100, 1_000, 10_000] {
+        let part = format!("PARTITION BY [name] WITHIN {w} EVENTS");
+        let queries = [
+            ("agg_filter", format!("SELECT * FROM S WHERE {run} FILTER e[price > avg(b.price)] {part}"), 100),
+            (
+                "measures_last",
+                format!("SELECT LAST s, e, count(b) AS n, avg(b.price) AS avg_price FROM S WHERE {run} {part}"),
+                n,
+            ),
+            ("run_last", format!("SELECT LAST s, e FROM S WHERE {run} {part}"), n),
+        ];
+        for (name, query, events) in queries {
+            let prefix = vec![batches[0].slice(0, events.min(batches[0].num_rows()))];
+            g.throughput(Throughput::Elements(prefix[0].num_rows() as u64));
+            g.bench_function(format!("{name}_w{w}/full"), |b| b.iter(|| run_batches(&query, &prefix, true, &mut out)));
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, correlation, equality_join, aggregates);
 criterion_main!(benches);

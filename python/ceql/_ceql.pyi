@@ -32,6 +32,9 @@ class Match:
         """With ``captures=True``: the variables of each position."""
     def events_of(self, name: str) -> List[Dict[str, Any]]:
         """With ``captures=True``: the events variable ``name`` captured."""
+    @property
+    def measures(self) -> Dict[str, Any]:
+        """The measures of the ``SELECT`` list, ``{name: value}`` (empty without)."""
     def __len__(self) -> int: ...
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
@@ -48,6 +51,7 @@ class NativeQuery:
     def to_dot(self) -> str: ...
     def normalized_formula(self) -> str: ...
     def automaton(self) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]: ...
+    def measure_names(self) -> List[str]: ...
 
 class NativeRuntime:
     """One evaluation of a query over an unbounded input."""
@@ -104,6 +108,9 @@ class ArrowBatch:
     def __arrow_c_array__(self, requested_schema: Optional[Any] = None) -> Tuple[Any, Any]: ...
     def __len__(self) -> int: ...
 
-def empty_output(narrow: bool, captures: bool = False) -> ArrowBatch:
+def empty_output(
+    narrow: bool, captures: bool = False, query: Optional[NativeQuery] = None, events: Optional[Any] = None
+) -> ArrowBatch:
     """An empty batch in the layout of ``push_arrow_columnar``'s output (uint32 row
-    numbers when ``narrow``), for its schema."""
+    numbers when ``narrow``, the measure columns of ``query`` typed from the Arrow
+    data ``events``), for its schema."""

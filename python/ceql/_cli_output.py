@@ -2,7 +2,8 @@
 
 Each line is ``{"start": s, "end": e, "positions": [...], "events": [...]}``
 (``events`` omitted with ``--no-events``); with ``--captures``, a ``"captures"``
-object ``{variable: [positions]}`` follows ``positions``. The output is strict JSON: a float
+object ``{variable: [positions]}`` follows ``positions``; a query with measures
+(``SELECT a, count(b) AS n``) adds a ``"measures"`` object ``{name: value}`` after them. The output is strict JSON: a float
 that JSON cannot write (NaN, infinities) is written as the string ``"NaN"``,
 ``"Infinity"`` or ``"-Infinity"`` (the mapping of proto3's JSON format), dates
 and times in ISO 8601, other values as their ``str``.
@@ -71,6 +72,9 @@ class MatchWriter:
             line = f'{{"start": {m.start}, "end": {m.end}, "positions": [{positions}]'
             if self.captures:
                 line += ', "captures": ' + json.dumps({v: list(ps) for v, ps in m.captures.items()})
+            measures = m.measures
+            if measures:
+                line += ', "measures": ' + _dumps(measures)
             if self.with_events:
                 line += ', "events": [' + ", ".join(events[p] for p in m.positions) + "]"
             lines.append(line + "}\n")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, List
 
 from ._inputs import refuse_duplicate_columns, rereadable_arrow
 
@@ -16,6 +16,8 @@ def join_events(matches: Any, events: Any) -> Any:
     ``Query.run_arrow_batches``. With ``captures=True`` those have a
     ``variables`` column, and each row gets ``variables`` too: the names of the
     variables that captured its event (``large_list<dictionary<int32, string>>``).
+    A query with measures has a column per measure in ``matches``, and each row gets
+    its match's measures (docs/language.md#s3-5a).
     An event column named like one of the match columns is renamed ``event_<name>``. String-view columns (polars' strings) come back
     as ``large_string``, since pyarrow cannot gather rows of string views.
     """
@@ -44,6 +46,9 @@ def join_events(matches: Any, events: Any) -> Any:
     }
     if "variables" in matches.column_names:
         columns["variables"] = pc.list_flatten(matches.column("variables").combine_chunks())
+    for name in matches.column_names:
+        if name not in _MATCH_COLUMNS:  # a measure
+            columns[name] = pc.take(matches.column(name), parents)
     # An event column named like a match column is prefixed with `event_` (as
     # often as needed to be unique among every other column name).
     taken = set(columns) | set(rows.column_names)
@@ -56,6 +61,10 @@ def join_events(matches: Any, events: Any) -> Any:
             taken.add(out)
         columns[out] = rows.column(name)
     return pa.table(columns)
+
+
+#: The columns of the engine's Arrow output that are not measures.
+_MATCH_COLUMNS = {"match_id", "start", "end", "positions", "variables"}
 
 
 def _take_rows(events: Any, indices: Any) -> Any:
@@ -73,7 +82,11 @@ def _take_rows(events: Any, indices: Any) -> Any:
 
 def matches_table(matches: Any, schema: Any) -> Any:
     """A list of :class:`ceql.Match` as a table of ``schema``, the engine's Arrow
-    output (``match_id``, ``start``, ``end``, ``positions``)."""
+    output (``match_id``, ``start``, ``end``, ``positions``, ``variables`` with
+    captures, then the measures). A measure column whose type the schema leaves open
+    (``null``: an undeclared attribute of input read row by row) takes the type of its
+    values; values of two types raise :class:`ceql.CeqlEventError`
+    (docs/language.md#s3-5a)."""
     import pyarrow as pa
 
     columns = [
@@ -84,4 +97,33 @@ def matches_table(matches: Any, schema: Any) -> Any:
     ]
     if "variables" in schema.names:
         columns.append([[list(v) for v in m.variables] for m in matches])
+    fields = list(schema)
+    for k, f in enumerate(fields[len(columns):]):
+        values = [m.measures[f.name] for m in matches]
+        if pa.types.is_null(f.type):
+            fields[len(columns)] = f.with_type(_measure_type(f.name, values, matches))
+        columns.append(values)
+    schema = pa.schema(fields)
     return pa.Table.from_arrays([pa.array(c, f.type) for c, f in zip(columns, schema)], schema=schema)
+
+
+def _measure_type(name: str, values: List[Any], matches: Any) -> Any:
+    """The Arrow type of measure ``name`` from its values (``null`` if all are None);
+    a :class:`ceql.CeqlEventError` when they have two types."""
+    import pyarrow as pa
+
+    types = {bool: pa.bool_(), int: pa.int64(), float: pa.float64(), str: pa.large_string()}
+    found = None
+    for v, m in zip(values, matches):
+        if v is None:
+            continue
+        t = types[type(v)]
+        if found is None:
+            found = t
+        elif t != found:
+            from .errors import CeqlEventError
+
+            message = (f"measure `{name}` is {found} in an earlier match and {t} here; declare the "
+                       f"attribute's type (CREATE STREAM) to fix the column's type")
+            raise CeqlEventError(message, position=m.end, field=name, event_type=None, message=message)
+    return found if found is not None else pa.null()

@@ -43,6 +43,13 @@ class Query:
         """Warnings of the static checks (``W04xx``)."""
         return [CeqlWarning(*w) for w in self._native.warnings()]
 
+    @property
+    def measure_names(self) -> List[str]:
+        """The names of the measures of the ``SELECT`` list (``count(b) AS n``), in order:
+        the keys of :attr:`Match.measures` and the measure columns of :meth:`run_arrow`
+        (docs/language.md#s3-5a)."""
+        return list(self._native.measure_names())
+
     def describe(self) -> dict:
         """Facts about the compiled automaton: states, transitions, predicates, window..."""
         return dict(self._native.describe())
@@ -182,6 +189,10 @@ class Query:
         With ``captures=True`` the table has one more column, ``variables``
         (``large_list<large_list<dictionary<int32, string>>>``), parallel to
         ``positions``: the names of the variables that captured each position.
+
+        A query with measures (``SELECT a, count(b) AS n``) has one more column per
+        measure, named after it, typed from the declarations or, without them, from
+        the input's column (docs/language.md#s3-5a).
         """
         import pyarrow as pa
 
@@ -241,6 +252,7 @@ class Query:
             return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
         rt = options.runtime(self)
         batches = record_batches(data)
+        schema = _output_schema(narrow, options.captures, self._native, _schema_of(data, batches))
 
         def matches() -> Iterator[Any]:
             first = 0
@@ -251,12 +263,12 @@ class Query:
                         first += out.num_rows
                         yield out
 
-        return pa.RecordBatchReader.from_batches(_output_schema(narrow, options.captures), matches())
+        return pa.RecordBatchReader.from_batches(schema, matches())
 
     def _row_by_row_table(self, rows: Any, options: RunOptions, narrow: bool) -> Any:
         """The ``run_arrow`` table of events Arrow cannot type: evaluated row by row
         with :meth:`run`, in the schema of the engine's own Arrow output."""
-        return matches_table(self._run(rows, options), _output_schema(narrow, options.captures))
+        return matches_table(self._run(rows, options), _output_schema(narrow, options.captures, self._native))
 
     def stream(
         self,
@@ -329,10 +341,23 @@ class Query:
 from .stream import Stream  # noqa: E402  (circular: Stream needs Query)
 
 
-def _output_schema(narrow: bool, captures: bool = False) -> Any:
+def _output_schema(narrow: bool, captures: bool = False, native: Any = None, events_schema: Any = None) -> Any:
     """The schema of the engine's Arrow output (uint32 row numbers when ``narrow``,
-    a ``variables`` column with ``captures``), read from an empty batch the binding
-    builds without evaluating anything."""
+    a ``variables`` column with ``captures``, the measure columns of the query
+    ``native`` typed from the input's ``events_schema``), read from an empty batch
+    the binding builds without evaluating anything."""
     import pyarrow as pa
 
-    return pa.record_batch(_ceql.empty_output(narrow, captures)).schema
+    events = events_schema.empty_table() if events_schema is not None else None
+    return pa.record_batch(_ceql.empty_output(narrow, captures, native, events)).schema
+
+
+def _schema_of(data: Any, batches: Any) -> Any:
+    """The Arrow schema of the input ``data`` (read as ``batches``), or ``None``."""
+    import pyarrow as pa
+
+    if isinstance(batches, pa.RecordBatchReader):
+        return batches.schema
+    if isinstance(batches, list) and batches:
+        return batches[0].schema
+    return getattr(data, "schema", None)

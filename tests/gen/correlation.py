@@ -123,12 +123,27 @@ def _event(draw, schema: bool):
 
 
 @st.composite
+def _measures(draw, vs):
+    """One to three measures of the SELECT list (docs/language.md#s3-5a), named m0, m1, ..."""
+    out = []
+    for i in range(draw(st.integers(1, 3))):
+        y = draw(st.sampled_from(vs + ["B"]))
+        f = draw(st.sampled_from(["count"] + AGGS))
+        attr = draw(st.sampled_from(["v", "v", "w", "s"] if f in ("first", "last") else ["v", "v", "w"]))
+        agg = "count(%s)" % y if f == "count" else "%s(%s.%s)" % (f, y, attr)
+        out.append("%s AS m%d" % (agg, i))
+    return out
+
+
+@st.composite
 def correlation_cases(draw, strategies=("", "", "", "", "ALL", "ANY", "NEXT", "LAST", "MAX", "STRICT"),
-                      max_events=11):
-    """A :class:`Case` with a filter between events (and the clauses around it)."""
+                      max_events=11, measures=False):
+    """A :class:`Case` with a filter between events (and the clauses around it). With
+    ``measures``, the SELECT list also has measures, and the filter is there half the time."""
     shape, letters = draw(st.sampled_from(SHAPES))
     vs = list(letters)
-    where = shape.format(f=" FILTER " + draw(_filter(vs)))
+    with_filter = not measures or draw(st.booleans())
+    where = shape.format(f=" FILTER " + draw(_filter(vs)) if with_filter else "")
     strategy = draw(st.sampled_from(list(strategies)))
     sel_kind = draw(st.integers(0, 5))
     if sel_kind == 0:
@@ -137,6 +152,9 @@ def correlation_cases(draw, strategies=("", "", "", "", "ALL", "ANY", "NEXT", "L
         select = ", ".join(draw(st.lists(st.sampled_from(vs + ["A", "B"]), min_size=1, max_size=2, unique=True)))
     else:
         select = "*"
+    if measures:
+        ms = draw(_measures(vs))
+        select = ", ".join(ms) if select == "NONE" else select + ", " + ", ".join(ms)
     head = "SELECT %s%s FROM S" % (strategy + " " if strategy else "", select)
     clauses = {"head": head, "where": " WHERE " + where}
     if draw(st.integers(0, 3)) == 0:

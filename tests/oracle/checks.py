@@ -12,7 +12,7 @@ from .lexer import I64_MAX
 from .schema import RESERVED_FIELDS
 from . import nodes as N
 from .nodes import var_name
-from .correlation import definitely_bound, reads_other_events
+from .correlation import definitely_bound, reads_other_events, uses_prev
 
 
 class Context:
@@ -163,6 +163,36 @@ def is_bindable(ctx, var, node):
 
 # ------------------------------------------------------------------ the checks
 
+def absent_chains(where):
+    """{id of a Filter node inside an ABSENT of a ';' chain: the chain's patterns as one Seq}
+    (docs/language.md#s3-3a): the scope of what that filter reads besides its own event."""
+    out = {}
+
+    def walk(node):
+        if isinstance(node, N.Seq) and not node.contiguous:
+            chain = seq_chain(node)
+            patterns = [e for e in chain if not isinstance(e, N.Absent)]
+            scope = patterns[0]
+            for e in patterns[1:]:
+                scope = N.Seq(scope, e, False)
+            for e in chain:
+                if isinstance(e, N.Absent):
+                    inner = e.inner
+                    while isinstance(inner, N.Filter):
+                        out[id(inner)] = scope
+                        inner = inner.child
+                else:
+                    walk(e)
+        elif isinstance(node, (N.As, N.Plus, N.Filter)):
+            walk(node.child)
+        elif isinstance(node, (N.Seq, N.Or)):
+            walk(node.left)
+            walk(node.right)
+
+    walk(where)
+    return out
+
+
 def seq_chain(node):
     """The elements of the maximal ';' chain rooted at node (';' is associative)."""
     if isinstance(node, N.Seq) and not node.contiguous:
@@ -282,13 +312,19 @@ def check_query(q, schema):
             check_var(var)
     for _, agg in q.measures:
         check_var(agg.var)
-    # NOT (and ABSENT) read one event: their filters cannot read other variables.
+    # NOT reads one event: its filters cannot read other variables. ABSENT's may read the
+    # variables of its chain (docs/language.md#s3-3a), but not PREV (one event).
     inside_not = under_not(q.where)
+    chains = absent_chains(q.where)
     for n in nodes_:
         if isinstance(n, N.Filter) and id(n) in inside_not:
             for term in filter_terms(n.theta):
                 if reads_other_events(term.pred):
                     raise OracleError("E0301", "a filter inside NOT reads another event")
+        if isinstance(n, N.Filter) and id(n) in chains:
+            for term in filter_terms(n.theta):
+                if uses_prev(term.pred):
+                    raise OracleError("E0301", "a filter inside ABSENT reads PREV")
 
     # ---- names: attributes (E0204), windows (E0206), partitions (E0207)
     # `type` and `stream` name the event's type and stream, not attributes (docs/language.md#s1-2).
@@ -344,6 +380,14 @@ def check_query(q, schema):
                 if not any(a in attrs for s in from_streams for attrs in schema.streams[s].values()):
                     raise OracleError("E0207", "partition attribute `%s` declared by no event type" % a)
 
+    # ---- measure names (E0210, docs/language.md#s3-5a): unique, and none an output column's
+    seen_measures = set()
+    for name, _ in q.measures:
+        low = name.lower()
+        if low in MEASURE_RESERVED or low in seen_measures:
+            raise OracleError("E0210", "measure name `%s` is taken" % name)
+        seen_measures.add(low)
+
     # ---- types (E0300)
     for n in nodes_:
         if isinstance(n, N.Filter):
@@ -369,13 +413,18 @@ def check_query(q, schema):
     # ---- scope (E0301; E0303 for `y.attr`, whose y every valuation must bind)
     for n in nodes_:
         if isinstance(n, N.Filter):
+            # An absence's filter reads its own event and the variables of its chain.
+            scope = chains.get(id(n))
             for term in filter_terms(n.theta):
                 if not is_bindable(ctx, term.var, n.child):
                     raise OracleError("E0301", "`%s` cannot be bound by the filtered formula" % var_name(term.var))
                 for x in other_reads(term.pred):
-                    if not is_bindable(ctx, x.var, n.child):
+                    if scope is not None and is_bindable(ctx, x.var, n.child):
+                        continue  # the absent event itself
+                    reader = n.child if scope is None else scope
+                    if not is_bindable(ctx, x.var, reader):
                         raise OracleError("E0301", "`%s` cannot be bound by the filtered formula" % x.var)
-                    if isinstance(x, N.Ref) and x.var not in definitely_bound(n.child):
+                    if isinstance(x, N.Ref) and x.var not in definitely_bound(reader):
                         raise OracleError("E0305", "`%s.%s`: some match of the filtered formula binds no `%s`"
                                           % (x.var, x.name, x.var))
     for _, agg in q.measures:
@@ -391,6 +440,10 @@ def check_query(q, schema):
         if q.consume != "NONE":
             raise OracleError("E0304", "a trailing ABSENT ... FOR with CONSUME BY")
     return ctx
+
+
+#: Column names of the outputs that a measure may not take (docs/language.md#s3-5a).
+MEASURE_RESERVED = {"match_id", "start", "end", "positions", "variables", "index", "position"}
 
 
 # ------------------------------------------------------------------ docs/language.md#s4-1 types

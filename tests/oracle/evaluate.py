@@ -82,6 +82,15 @@ def _written_qualified(q):
     return out
 
 
+def tested_per_valuation(q):
+    """Whether the query has a filter tested per valuation (docs/language.md#s3-6a): a filter term
+    that reads other events (``y.attr``, ``PREV``, an aggregate), in a FILTER or in an ABSENT."""
+    for node in walk_cel(q.where):
+        if isinstance(node, N.Filter) and any(reads_other_events(t.pred) for t in filter_terms(node.theta)):
+            return True
+    return False
+
+
 def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns",
              compat_ignore_strategy=False, close_deadlines=False, captures=False):
     """close_deadlines: for a trailing ABSENT ... FOR, also report the outputs whose deadline
@@ -144,6 +153,9 @@ def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns"
             beta |= {v.start for v in sem.sem(trailing.inner) if v.start == v.end}
 
     strategy = "ALL" if compat_ignore_strategy else q.strategy
+    # docs/language.md#s3-6a: with filters tested per valuation, NEXT/LAST/MAX choose among the
+    # valuations in the window (the window is applied first).
+    window_first = strategy in ("NEXT", "LAST", "MAX") and tested_per_valuation(q)
 
     def in_window(v):
         w = q.window
@@ -189,8 +201,11 @@ def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns"
         k = key_of[j]
         r = max(reset_all, reset_part.get(k, -1))
         xs = [v for v in by_end.get(j, []) if v.start > r]
-        ys = select(strategy, xs, substreams[k])
-        ws = [v for v in ys if in_window(v)]
+        if window_first:
+            ws = select(strategy, [v for v in xs if in_window(v)], substreams[k])
+        else:
+            ys = select(strategy, xs, substreams[k])
+            ws = [v for v in ys if in_window(v)]
         if q.measures:
             o = {(v.start, output_of(v), measures(q, v, evs)) for v in ws}
         else:

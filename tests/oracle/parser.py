@@ -100,7 +100,8 @@ class Parser:
     def query(self):
         self.expect_kw("SELECT")
         strategy = "ALL"
-        if self.peek().kind == "KW" and self.peek().value in STRATEGIES:
+        if self.peek().kind == "KW" and self.peek().value in STRATEGIES and not self.is_sym("(", 1):
+            # `max(` and `last(` start a measure (docs/language.md#s3-5a)
             strategy = self.next().value
         select = self.select_list()
         from_streams = None

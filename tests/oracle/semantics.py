@@ -137,30 +137,65 @@ class SubstreamSemantics:
         """psi_1 ; ... ; psi_n with ABSENT(beta) elements (docs/language.md#s3-3a): the rule of ';' between
         consecutive patterns, keeping the pairs with no position k, v1.end < k < v2.start, of the
         substream where some beta of the ABSENTs between them holds. (The placement check
-        guarantees that the chain starts and ends with a pattern.)"""
-        vals = self.sem(chain[0])
+        guarantees that the chain starts and ends with a pattern.)
+
+        An ABSENT whose filters read other events (docs/language.md#s3-3a, "Absence with a
+        condition on the match") is tested on the whole chain's valuation: each partial valuation
+        carries its gaps (local lo..hi-1 and the correlated ABSENTs there), and a valuation of the
+        chain is kept if some way of building it passes every gap."""
+        from . import correlation  # imports this module
+
+        vals = {(v, ()) for v in self.sem(chain[0])}
         pending = []
         for e in chain[1:]:
             if isinstance(e, N.Absent):
                 pending.append(e)
                 continue
+            plain = [a for a in pending if not _correlated(a)]
+            tested = tuple(a for a in pending if _correlated(a))
             # bad[k]: local index k satisfies one of the pending betas; prefix counts
             bad = set()
-            for a in pending:
+            for a in plain:
                 bad |= {v.start for v in self.sem(a.inner) if v.start == v.end}
             prefix = [0]
             for p in self.sub:
                 prefix.append(prefix[-1] + (p in bad))
             right = self.by_start(self.sem(e))
             out = set()
-            for v1 in vals:
+            for v1, gaps in vals:
                 for v2 in self.successors(v1, right, False):
                     lo, hi = self.local[v1.end] + 1, self.local[v2.start]  # local (lo..hi-1) strictly between
                     if prefix[hi] - prefix[lo] == 0:
-                        out.add(Valuation(v1.start, v2.end, v1.mu | v2.mu))
+                        more = gaps + ((lo, hi, tested),) if tested else gaps
+                        out.add((Valuation(v1.start, v2.end, v1.mu | v2.mu), more))
             vals = out
             pending = []
-        return vals
+        return {v for v, gaps in vals if all(self.gap_passes(v, g) for g in gaps)}
+
+    def gap_passes(self, v, gap):
+        """No event of the gap (local lo..hi-1) satisfies a correlated ABSENT of it, its own
+        variables holding that event and the others those of the chain's valuation v."""
+        lo, hi, absents = gap
+        for k in range(lo, hi):
+            p = self.sub[k]
+            for a in absents:
+                if self.absent_holds(v, a, p):
+                    return False
+        return True
+
+    def absent_holds(self, v, a, p):
+        """Whether the event at p satisfies ABSENT(a)'s atomic, read against valuation v."""
+        inner, thetas = a.inner, []
+        while isinstance(inner, N.Filter):
+            thetas.append(inner.theta)
+            inner = inner.child
+        ev = self.events[p]
+        if ev.type != inner.type or (inner.stream is not None and ev.stream != inner.stream):
+            return False
+        own = {inner.type} | ({(ev.stream, inner.type)} if ev.stream is not None else set())
+        mu = frozenset((x, q) for x, q in v.mu if x not in own) | {(x, p) for x in own}
+        w = Valuation(v.start, v.end, mu)
+        return all(self.satisfies(w, theta) for theta in thetas)
 
     def satisfies(self, v, theta):
         if isinstance(theta, N.FTerm):
@@ -175,3 +210,17 @@ class SubstreamSemantics:
         if isinstance(theta, N.FOr):
             return self.satisfies(v, theta.left) or self.satisfies(v, theta.right)
         raise AssertionError("unknown filter %r" % (theta,))
+
+
+def _correlated(absent):
+    """Whether an ABSENT's filters read other events of the match (docs/language.md#s3-3a)."""
+    from . import correlation  # imports this module
+
+    inner = absent.inner
+    while isinstance(inner, N.Filter):
+        from .checks import filter_terms
+
+        if any(correlation.reads_other_events(t.pred) for t in filter_terms(inner.theta)):
+            return True
+        inner = inner.child
+    return False

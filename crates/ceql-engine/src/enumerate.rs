@@ -12,6 +12,10 @@ use crate::tecs::{Arena, Item, NodeKind, NodeRef};
 
 const NIL: u32 = u32::MAX;
 
+/// The pruning test of [`Enumerator::for_each_valuation`]: whether to go on below a
+/// partial valuation (its position words, ascending).
+pub type Keep<'a> = &'a mut dyn FnMut(&[u64]) -> bool;
+
 /// Reusable enumeration buffers.
 #[derive(Default)]
 pub struct Enumerator {
@@ -19,6 +23,8 @@ pub struct Enumerator {
     stack: Vec<(NodeRef, u32, u32)>,
     /// Cons cells: (position, next cell).
     cons: Vec<(u64, u32)>,
+    /// The partial valuation handed to the pruning test of [`Enumerator::for_each_valuation`].
+    partial: Vec<u64>,
 }
 
 impl Enumerator {
@@ -98,10 +104,11 @@ impl Enumerator {
     /// tested as they come instead of being collected first: the memory is one
     /// valuation, however many there are.
     ///
-    /// `keep` sees each partial valuation as it grows backwards (its position words,
-    /// ascending: the positions from the latest one added to the end); when it says
-    /// no, every valuation that extends it is skipped (pruning: a for-all that fails
-    /// on some positions fails on every superset of them).
+    /// `keep`, if given, sees each partial valuation as it grows backwards (its
+    /// position words, ascending: the positions from the latest one added to the end);
+    /// when it says no, every valuation that extends it is skipped (pruning: a for-all
+    /// that fails on some positions fails on every superset of them). Without it
+    /// (nothing to prune) the partial valuations are not built.
     #[allow(clippy::too_many_arguments)]
     pub fn for_each_valuation(
         &mut self,
@@ -110,10 +117,28 @@ impl Enumerator {
         end: u64,
         tau: i64,
         one: &mut MatchBuffer<u64>,
-        keep: &mut dyn FnMut(&[u64]) -> bool,
+        mut keep: Option<Keep<'_>>,
         each: &mut dyn FnMut(&MatchBuffer<u64>) -> bool,
     ) -> bool {
-        let mut partial: Vec<u64> = Vec::new();
+        let mut partial = std::mem::take(&mut self.partial);
+        let go_on = self.valuations(arena, root, end, tau, one, &mut keep, each, &mut partial);
+        self.partial = partial;
+        go_on
+    }
+
+    /// The body of [`Enumerator::for_each_valuation`], with its scratch list.
+    #[allow(clippy::too_many_arguments)]
+    fn valuations(
+        &mut self,
+        arena: &Arena,
+        root: Item,
+        end: u64,
+        tau: i64,
+        one: &mut MatchBuffer<u64>,
+        keep: &mut Option<Keep<'_>>,
+        each: &mut dyn FnMut(&MatchBuffer<u64>) -> bool,
+        partial: &mut Vec<u64>,
+    ) -> bool {
         if root.max < tau {
             return true;
         }
@@ -148,15 +173,17 @@ impl Enumerator {
                     NodeKind::Output => {
                         self.cons.push((node.a, p));
                         p = (self.cons.len() - 1) as u32;
-                        partial.clear();
-                        let mut cell = p;
-                        while cell != NIL {
-                            let (pos, next) = self.cons[cell as usize];
-                            partial.push(pos);
-                            cell = next;
-                        }
-                        if !keep(&partial) {
-                            break;
+                        if let Some(keep) = keep.as_mut() {
+                            partial.clear();
+                            let mut cell = p;
+                            while cell != NIL {
+                                let (pos, next) = self.cons[cell as usize];
+                                partial.push(pos);
+                                cell = next;
+                            }
+                            if !keep(partial) {
+                                break;
+                            }
                         }
                         m = NodeRef(node.b);
                     }

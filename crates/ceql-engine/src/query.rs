@@ -113,7 +113,7 @@ impl CompiledQuery {
         let plan = analyze(&parsed.query, &decls, opts).map_err(|d| CompileError::new(d, text, "query"))?;
         // With residual filters (docs/design/correlation.md, section 3.2) the automaton marks and
         // labels every variable, and the output is projected after the test.
-        let residual_query = !plan.residuals.is_empty();
+        let residual_query = plan.needs_valuations();
         let built = if residual_query {
             build_cea(&Plan { projection: Projection::All, ..plan.clone() })
         } else {
@@ -121,6 +121,8 @@ impl CompiledQuery {
         };
         let (mut cea, mut table) = built.map_err(|d| CompileError::new(d, text, "query"))?;
         let strategy = match plan.strategy {
+            // Chosen among the passing valuations at output (docs/language.md#s3-6a).
+            _ if plan.selects_after_test() => StrategyKind::All,
             Strategy::All | Strategy::Any => StrategyKind::All,
             Strategy::Strict => {
                 // STRICT ([FCEP] C.3.1, two-copy product): with runs starting at

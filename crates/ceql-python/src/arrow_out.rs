@@ -2,6 +2,7 @@
 //! any consumer of `__arrow_c_array__`) takes the buffers without copying.
 
 use arrow_array::ffi::to_ffi;
+use arrow_array::RecordBatchReader;
 use arrow_array::{Array, RecordBatch, StructArray};
 use ceql_engine::MatchBuffer;
 use pyo3::exceptions::PyValueError;
@@ -47,16 +48,25 @@ impl ArrowBatch {
 }
 
 /// An empty batch in the layout of `NativeRuntime.push_arrow_columnar`'s output
-/// (uint32 row numbers when `narrow`, a `variables` column when `captures`), for
-/// its schema: built from an empty output buffer, without evaluating anything.
+/// (uint32 row numbers when `narrow`, a `variables` column when `captures`, and the
+/// measure columns of `query`, typed from the schema of the Arrow data `events` when
+/// given: docs/language.md#s3-5a), for its schema: built from an empty output
+/// buffer, without evaluating anything.
 #[pyfunction]
-#[pyo3(signature = (narrow, captures=false))]
-pub fn empty_output(narrow: bool, captures: bool) -> ArrowBatch {
-    let batch = match (narrow, captures) {
-        (true, false) => MatchBuffer::<u32>::empty().into_record_batch(0),
-        (false, false) => MatchBuffer::new().into_record_batch(0),
-        (true, true) => MatchBuffer::<u32>::empty().into_record_batch_with_variables(0, &[]),
-        (false, true) => MatchBuffer::new().into_record_batch_with_variables(0, &[]),
+#[pyo3(signature = (narrow, captures=false, query=None, events=None))]
+pub fn empty_output(
+    narrow: bool,
+    captures: bool,
+    query: Option<&crate::query::NativeQuery>,
+    events: Option<&Bound<'_, PyAny>>,
+) -> PyResult<ArrowBatch> {
+    let schema = events.map(crate::arrow::stream_of).transpose()?.map(|r| r.schema());
+    let fields = query.map_or_else(Vec::new, |q| q.inner.measure_fields(schema.as_deref()));
+    let names: Option<&[Vec<String>]> = captures.then_some(&[]);
+    let batch = if narrow {
+        MatchBuffer::<u32>::empty().into_record_batch_with_measures(0, names, &fields)
+    } else {
+        MatchBuffer::new().into_record_batch_with_measures(0, names, &fields)
     };
-    ArrowBatch::new(batch)
+    Ok(ArrowBatch::new(batch.map_err(PyValueError::new_err)?))
 }

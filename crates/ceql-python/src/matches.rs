@@ -4,7 +4,7 @@
 //! reference to that buffer plus an index, so creating millions of them costs one
 //! small object each and no copy of their positions.
 
-use ceql_engine::MatchBuffer;
+use ceql_engine::{MatchBuffer, Value};
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
@@ -18,6 +18,8 @@ struct Shared {
     deadlines: Option<Vec<i64>>,
     /// With captures on: the variable names of each capture label.
     names: Option<Arc<Vec<Vec<String>>>>,
+    /// The names of the query's measures (docs/language.md#s3-5a), in order.
+    measure_names: Arc<Vec<String>>,
 }
 
 /// A complex event: interval `[start, end]` in input positions and the positions of
@@ -64,7 +66,8 @@ impl Match {
     fn new(start: u64, end: u64, positions: Vec<u64>, source: Option<Py<PyAny>>) -> Self {
         let mut buf = MatchBuffer::new();
         buf.push(start, end, &positions);
-        Match { shared: Arc::new(Shared { buf, source, deadlines: None, names: None }), index: 0 }
+        let shared = Shared { buf, source, deadlines: None, names: None, measure_names: Arc::default() };
+        Match { shared: Arc::new(shared), index: 0 }
     }
 
     /// First position of the interval.
@@ -118,6 +121,18 @@ impl Match {
         Ok(d)
     }
 
+    /// The measures of the `SELECT` list (docs/language.md#s3-5a), `{name: value}` in
+    /// its order: `None` for NULL, `int`, `float`, `str` or `bool`; a time stamp is
+    /// its `int` nanoseconds since the epoch. Empty for a query without measures.
+    #[getter]
+    fn measures<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (name, v) in self.shared.measure_names.iter().zip(self.get().measures) {
+            d.set_item(name, value_to_py(py, v)?)?;
+        }
+        Ok(d)
+    }
+
     /// With captures on: for each position (parallel to `positions`), the names
     /// of the variables that captured it. A `ValueError` without captures.
     #[getter]
@@ -159,6 +174,16 @@ impl Match {
                 .collect();
             text.push_str(&format!(", captures={{{}}}", items.join(", ")));
         }
+        if !self.shared.measure_names.is_empty() {
+            let items: Vec<String> = self
+                .shared
+                .measure_names
+                .iter()
+                .zip(self.get().measures)
+                .map(|(n, v)| format!("{n:?}: {}", value_repr(v)))
+                .collect();
+            text.push_str(&format!(", measures={{{}}}", items.join(", ")));
+        }
         text.push(')');
         text
     }
@@ -185,13 +210,15 @@ impl Match {
 
 /// Builds the Python list of `Match` objects for the complex events in `buf`
 /// (which is taken, leaving an empty buffer behind).
-/// `names`: the variable names of each capture label, with captures on.
+/// `names`: the variable names of each capture label, with captures on;
+/// `measure_names`: the query's measures.
 pub fn to_match_list<'py>(
     py: Python<'py>,
     buf: &mut MatchBuffer,
     source: Option<&Py<PyAny>>,
     deadlines: Option<Vec<i64>>,
     names: Option<&Arc<Vec<Vec<String>>>>,
+    measure_names: &Arc<Vec<String>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let n = buf.len();
     let shared = Arc::new(Shared {
@@ -199,8 +226,34 @@ pub fn to_match_list<'py>(
         source: source.map(|s| s.clone_ref(py)),
         deadlines,
         names: names.cloned(),
+        measure_names: measure_names.clone(),
     });
     let items = (0..n).map(|index| Match { shared: shared.clone(), index });
     let objs: Vec<Bound<'py, Match>> = items.map(|m| Bound::new(py, m)).collect::<PyResult<_>>()?;
     PyList::new(py, objs)
+}
+
+/// A measure's value in Python: `None`, `bool`, `int`, `float`, `str`; a time stamp
+/// as its `int` nanoseconds.
+fn value_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => pyo3::types::PyBool::new(py, *b).to_owned().into_any(),
+        Value::Int(i) | Value::Timestamp(i) => i.into_pyobject(py)?.into_any(),
+        Value::Float(f) => f.into_pyobject(py)?.into_any(),
+        Value::Str(s) => pyo3::types::PyString::new(py, s).into_any(),
+    })
+}
+
+/// A measure's value as Python's `repr` writes it.
+fn value_repr(v: &Value) -> String {
+    match v {
+        Value::Null => "None".into(),
+        Value::Bool(b) => if *b { "True" } else { "False" }.into(),
+        Value::Int(i) | Value::Timestamp(i) => i.to_string(),
+        Value::Float(f) if f.is_nan() => "nan".into(),
+        Value::Float(f) if f.is_infinite() => if *f > 0.0 { "inf" } else { "-inf" }.into(),
+        Value::Float(f) => format!("{f:?}"),
+        Value::Str(s) => format!("{s:?}"),
+    }
 }

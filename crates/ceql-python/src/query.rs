@@ -108,6 +108,11 @@ impl NativeQuery {
         crate::explain::automaton(py, &self.inner)
     }
 
+    /// The names of the measures of the `SELECT` list, in order (docs/language.md#s3-5a).
+    fn measure_names(&self) -> Vec<String> {
+        self.inner.measure_names()
+    }
+
     /// The query text.
     #[getter]
     fn text(&self) -> &str {

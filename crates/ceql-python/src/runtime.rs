@@ -6,6 +6,7 @@ use crate::convert::to_value;
 use crate::errors::{event_error, guarded, internal_error};
 use crate::matches::to_match_list;
 use crate::query::NativeQuery;
+use arrow_array::RecordBatchReader;
 use ceql_engine::{EventError, Fate, LatePolicy, MatchBuffer, Position, Runtime, RuntimeOptions, Value, ValueRef};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -24,6 +25,11 @@ pub struct NativeRuntime {
     poisoned: bool,
     /// With captures on: the variable names of each capture label.
     names: Option<Arc<Vec<Vec<String>>>>,
+    /// The names of the query's measures (docs/language.md#s3-5a).
+    measure_names: Arc<Vec<String>>,
+    /// The measure columns of `push_arrow_delayed`, typed from the first Arrow data it
+    /// read, so that every batch of one stream has the same schema.
+    delayed_fields: Option<Vec<arrow_schema::Field>>,
 }
 
 impl NativeRuntime {
@@ -52,7 +58,7 @@ impl NativeRuntime {
     fn matches<'py>(&mut self, py: Python<'py>, source: Option<&Py<PyAny>>) -> PyResult<Bound<'py, PyList>> {
         let deadlines = self.rt.take_emitted_deadlines();
         let deadlines = (self.rt.has_deadline() && deadlines.len() == self.out.len()).then_some(deadlines);
-        to_match_list(py, &mut self.out, source, deadlines, self.names.as_ref())
+        to_match_list(py, &mut self.out, source, deadlines, self.names.as_ref(), &self.measure_names)
     }
 
     /// Pushes one mapping; with a reorder buffer, under `tag`.
@@ -144,6 +150,8 @@ impl NativeRuntime {
         rt.record_deadlines(rt.has_deadline());
         Ok(NativeRuntime {
             names: captures.then(|| Arc::new(query.inner.capture_names())),
+            measure_names: Arc::new(query.inner.measure_names()),
+            delayed_fields: None,
             rt,
             out: MatchBuffer::new(),
             out32: MatchBuffer::empty(),
@@ -230,7 +238,11 @@ impl NativeRuntime {
             let ties = ties.unwrap_or_default();
             if let Some(data) = data {
                 let mut offset = 0usize;
-                for batch in stream_of(data)? {
+                let reader = stream_of(data)?;
+                if this.delayed_fields.is_none() {
+                    this.delayed_fields = Some(this.rt.query().measure_fields(Some(&reader.schema())));
+                }
+                for batch in reader {
                     let batch =
                         batch.map_err(|e| PyValueError::new_err(format!("cannot read the Arrow stream: {e}")))?;
                     let n = batch.num_rows();
@@ -244,10 +256,9 @@ impl NativeRuntime {
             if let Some(w) = watermark_ns {
                 this.rt.advance_delayed(w, &mut out).map_err(|e| event_error(py, &e))?;
             }
-            Ok(ArrowBatch::new(match this.names.as_deref() {
-                Some(names) => out.into_record_batch_with_variables(0, names),
-                None => out.into_record_batch(0),
-            }))
+            let fields = this.delayed_fields.clone().unwrap_or_else(|| this.rt.query().measure_fields(None));
+            let batch = out.into_record_batch_with_measures(0, this.names.as_deref().map(Vec::as_slice), &fields);
+            Ok(ArrowBatch::new(batch.map_err(PyValueError::new_err)?))
         })
     }
 
@@ -450,6 +461,8 @@ impl NativeRuntime {
             rt.record_deadlines(rt.has_deadline());
             Ok(NativeRuntime {
                 names: rt.options().captures.then(|| Arc::new(query.inner.capture_names())),
+                measure_names: Arc::new(query.inner.measure_names()),
+                delayed_fields: None,
                 rt,
                 out: MatchBuffer::new(),
                 out32: MatchBuffer::empty(),
@@ -462,22 +475,24 @@ impl NativeRuntime {
 
 /// Pushes every row of an Arrow-compatible object into `rt`, appending the
 /// complex events to `out`.
+/// Returns the input's Arrow schema (which types the measure columns).
 fn push_arrow_rows<P: Position>(
     py: Python<'_>,
     rt: &mut Runtime,
     data: &Bound<'_, PyAny>,
     out: &mut MatchBuffer<P>,
-) -> PyResult<()> {
+) -> PyResult<arrow_schema::SchemaRef> {
     if rt.reorders() {
         // The reorder buffer owns its events: ceql.Stream hands them over as rows.
         return Err(PyValueError::new_err("a stream with max_delay reads Arrow data as rows (internal)"));
     }
     let reader = stream_of(data)?;
+    let schema = reader.schema();
     for batch in reader {
         let batch = batch.map_err(|e| PyValueError::new_err(format!("cannot read the Arrow stream: {e}")))?;
         rt.push_batch(&batch, out).map_err(|e| event_error(py, &e))?;
     }
-    Ok(())
+    Ok(schema)
 }
 
 /// Pushes `data` and returns its complex events as one Arrow batch: into a fresh
@@ -493,19 +508,18 @@ fn push_into_batch<P: Position>(
     whole: bool,
     names: Option<&[Vec<String>]>,
 ) -> PyResult<ArrowBatch> {
-    let out = if whole {
+    let (out, schema) = if whole {
         let mut out = MatchBuffer::for_whole_output();
-        push_arrow_rows(py, rt, data, &mut out)?;
-        out
+        let schema = push_arrow_rows(py, rt, data, &mut out)?;
+        (out, schema)
     } else {
         kept.clear();
-        push_arrow_rows(py, rt, data, kept)?;
-        kept.take_presized()
+        let schema = push_arrow_rows(py, rt, data, kept)?;
+        (kept.take_presized(), schema)
     };
-    Ok(ArrowBatch::new(match names {
-        Some(names) => out.into_record_batch_with_variables(first_id, names),
-        None => out.into_record_batch(first_id),
-    }))
+    let fields = rt.query().measure_fields(Some(&schema));
+    let batch = out.into_record_batch_with_measures(first_id, names, &fields).map_err(PyValueError::new_err)?;
+    Ok(ArrowBatch::new(batch))
 }
 
 /// A watermark for the reorder buffer in nanoseconds: a number in the time field's

@@ -45,6 +45,14 @@ fn measures_in_the_select_list() {
     assert!(matches!(only.query.select, SelectList::None(_)) && only.query.measures.len() == 1);
     assert_eq!(printed("SELECT *, count(b) AS n FROM S WHERE B AS b"), "SELECT *, count(b) AS n FROM S WHERE (B AS b)");
     printed("SELECT a, max(b.v) AS top, last(b.v) AS l FROM S WHERE A AS a ; B AS b");
+    // `max(` and `last(` right after SELECT start a measure, not a strategy.
+    for text in ["SELECT last(b.v) AS l FROM S WHERE B AS b", "SELECT MAX(b.v) AS m, b FROM S WHERE B AS b"] {
+        let t = parse_query_text(text).unwrap();
+        assert_eq!(t.query.strategy, ceql_syntax::ast::Strategy::All, "{text}");
+        assert_eq!(t.query.measures.len(), 1, "{text}");
+    }
+    let t = parse_query_text("SELECT LAST last(b.v) AS l FROM S WHERE B AS b").unwrap();
+    assert_eq!(t.query.strategy, ceql_syntax::ast::Strategy::Last);
 }
 
 #[test]

@@ -76,6 +76,12 @@ def plan_of(query: Any, schema: Optional[str], captures: bool = False) -> QueryP
 
         # Refused here, on the driver, rather than in every task.
         _ceql.NativeRuntime(q._native, captures=True)
+    if q.measure_names:
+        # The output rows have no measure columns yet: dropping them would be a silent loss.
+        raise ValueError(
+            "ceql.spark does not support measures in the SELECT list yet (count(b) AS n; run such queries "
+            "with ceql.Query.run or ceql.Query.run_arrow; docs/language.md#s3-5a)"
+        )
     return QueryPlan(
         text=text,
         schema=schema,

@@ -11,7 +11,7 @@
 use super::{RCel, RFilter, Resolved, VarId};
 use crate::bitset::BitSet;
 use crate::value::{AttrType, TypeKind};
-use ceql_syntax::ast::{self, AggFunc, Aggregate, Cel, CelKind, ExprKind, Filter, Pred, Strategy};
+use ceql_syntax::ast::{self, AggFunc, Aggregate, Cel, CelKind, ExprKind, Filter, Pred};
 use ceql_syntax::{Diagnostic, Span};
 
 /// The span of the first term of `p` that reads another event, if any.
@@ -25,28 +25,43 @@ pub(crate) fn first_other_read(p: &Pred) -> Option<Span> {
     found
 }
 
-/// E0301: a filter inside `NOT(...)` reads one event, so it cannot read another.
+/// The span of the first `PREV(...)` of `p`, if any.
+fn first_prev(p: &Pred) -> Option<Span> {
+    let mut found = None;
+    p.for_each_expr(&mut |e| {
+        if found.is_none() && matches!(e.kind, ExprKind::Prev(_)) {
+            found = Some(e.span);
+        }
+    });
+    found
+}
+
+/// E0301: a filter inside `NOT(...)` reads one event, so it cannot read another; one
+/// inside `ABSENT(...)` may read the match's other events (docs/language.md#s3-3a), but
+/// not `PREV` (its own variables hold one event).
 pub(super) fn check_not_filters(c: &Cel) -> Result<(), Diagnostic> {
-    fn terms(f: &Filter, out: &mut Vec<Span>) {
+    fn terms(f: &Filter, prev_only: bool, out: &mut Vec<Span>) {
         match f {
+            Filter::Var { pred, .. } if prev_only => out.extend(first_prev(pred)),
             Filter::Var { pred, .. } => out.extend(first_other_read(pred)),
             Filter::And(a, b) | Filter::Or(a, b) => {
-                terms(a, out);
-                terms(b, out);
+                terms(a, prev_only, out);
+                terms(b, prev_only, out);
             }
         }
     }
     match &c.kind {
         CelKind::Atom(_) => Ok(()),
         CelKind::Not(a) | CelKind::Absent(a, _) => {
+            let absent = matches!(c.kind, CelKind::Absent(..));
             let mut spans = Vec::new();
-            a.filters.iter().for_each(|f| terms(f, &mut spans));
+            a.filters.iter().for_each(|f| terms(f, absent, &mut spans));
             match spans.first() {
-                Some(s) => Err(Diagnostic::error("E0301", "a filter inside NOT or ABSENT reads another event", *s)
-                    .with_label(
-                        "NOT(...) and ABSENT(...) test one event at a time; they cannot read other variables, PREV \
-                         or aggregates yet",
-                    )),
+                Some(s) if absent => Err(Diagnostic::error("E0301", "a filter inside ABSENT reads PREV", *s)
+                    .with_label("ABSENT(...) tests one event at a time: there is no previous event of its own")),
+                Some(s) => Err(Diagnostic::error("E0301", "a filter inside NOT reads another event", *s).with_label(
+                    "NOT(...) tests one event at a time; it cannot read other variables, PREV or aggregates",
+                )),
                 None => Ok(()),
             }
         }
@@ -153,13 +168,68 @@ pub(super) fn aggregate_kind(a: &Aggregate, arg: TypeKind) -> Result<TypeKind, D
     })
 }
 
-/// Type-checks the measures of the SELECT list (E0300).
-pub(super) fn check_measures(query: &ast::Query, r: &Resolved) -> Result<(), Diagnostic> {
+/// A measure of the `SELECT` list (docs/language.md#s3-5a), resolved: what the runtime
+/// computes per output and what the output's column is named and typed after.
+#[derive(Clone, Debug)]
+pub struct MeasurePlan {
+    /// Its name (`AS n`), as written.
+    pub name: String,
+    /// The aggregate function.
+    pub func: AggFunc,
+    /// The variable aggregated over.
+    pub var: VarId,
+    /// The attribute read (none for `count`).
+    pub attr: Option<String>,
+    /// The static kind of its value: from the declarations, `Unknown` without them.
+    pub kind: TypeKind,
+    /// Span of the aggregate in the query.
+    pub span: Span,
+}
+
+/// Column names of the outputs (`run_arrow`, `join_events`) that a measure may not take.
+pub const MEASURE_RESERVED: [&str; 7] = ["match_id", "start", "end", "positions", "variables", "index", "position"];
+
+/// E0210: measure names are unique and none is an output column's, without regard to
+/// case (Spark's column names are case-insensitive).
+pub(super) fn check_measure_names(query: &ast::Query) -> Result<(), Diagnostic> {
+    let mut seen: Vec<String> = Vec::new();
     for m in &query.measures {
-        let arg = ref_kind(r, r.ref_var(m.agg.var.span), m.agg.attr.as_ref())?;
-        aggregate_kind(&m.agg, arg)?;
+        let low = m.name.name.to_lowercase();
+        let taken = if MEASURE_RESERVED.contains(&low.as_str()) {
+            Some("an output column has this name")
+        } else if seen.contains(&low) {
+            Some("an earlier measure has this name")
+        } else {
+            None
+        };
+        if let Some(why) = taken {
+            return Err(Diagnostic::error("E0210", format!("measure name `{}` is taken", m.name.name), m.name.span)
+                .with_label(why));
+        }
+        seen.push(low);
     }
     Ok(())
+}
+
+/// Type-checks the measures of the SELECT list (E0300) and resolves them.
+pub(super) fn check_measures(query: &ast::Query, r: &Resolved) -> Result<Vec<MeasurePlan>, Diagnostic> {
+    query
+        .measures
+        .iter()
+        .map(|m| {
+            let var = r.ref_var(m.agg.var.span);
+            let arg = ref_kind(r, var, m.agg.attr.as_ref())?;
+            let kind = aggregate_kind(&m.agg, arg)?;
+            Ok(MeasurePlan {
+                name: m.name.name.clone(),
+                func: m.agg.func,
+                var,
+                attr: m.agg.attr.as_ref().map(|a| a.name.clone()),
+                kind,
+                span: m.agg.span,
+            })
+        })
+        .collect()
 }
 
 /// A filter conjunct tested per valuation rather than in the automaton.
@@ -170,7 +240,7 @@ pub struct ResidualFilter {
 }
 
 /// Whether a resolved filter has a term that reads other events.
-fn reads_other_events(f: &RFilter) -> bool {
+pub(super) fn reads_other_events(f: &RFilter) -> bool {
     match f {
         RFilter::Var { pred, .. } => pred.reads_other_events(),
         RFilter::And(a, b) | RFilter::Or(a, b) => reads_other_events(a) || reads_other_events(b),
@@ -186,71 +256,23 @@ fn reads_other_events(f: &RFilter) -> bool {
 ///   per iteration, which a test on the whole valuation cannot see);
 /// * a variable of such a conjunct that the formula can also bind outside the
 ///   filtered sub-formula `ψ` (the test sees the whole valuation, not `ψ`'s part);
-/// * strategies other than ALL/ANY (they must choose among passing valuations).
+///
+/// Under `NEXT`, `LAST` and `MAX` the strategy then chooses among the passing
+/// valuations in the window (docs/language.md#s3-6a).
 pub(super) fn plan_residuals(
     query: &ast::Query,
     pattern: &mut RCel,
     r: &Resolved,
-) -> Result<Vec<ResidualFilter>, Diagnostic> {
-    // ABSENT reshapes the resolved formula (a chain with its gaps, the trailing absence
-    // apart), so the walk below, which pairs it with the syntax tree, does not apply.
-    if first_absent(&query.pattern).is_some() {
-        return match first_filter_reading_others(&query.pattern) {
-            Some(read) => Err(Diagnostic::error(
-                "E0500",
-                "not supported yet: filters between events in a query with ABSENT(...)",
-                read,
-            )
-            .with_label("planned with correlated absence (docs/design/correlation.md)")),
-            None => Ok(Vec::new()),
-        };
-    }
+) -> Result<(Vec<ResidualFilter>, Vec<super::correlated_absence::GapCheck>), Diagnostic> {
     // Atoms in pre-order with the variables that capture them (aliases included).
     let mut atoms: Vec<BitSet> = Vec::new();
     collect_atoms(pattern, &BitSet::new(), &mut atoms);
     let mut residuals = Vec::new();
     let mut next_atom = 0;
     walk(&query.pattern, pattern, false, &atoms, &mut next_atom, r, &mut residuals)?;
-    if !residuals.is_empty() && !matches!(query.strategy, Strategy::All | Strategy::Any) {
-        return Err(Diagnostic::error(
-            "E0500",
-            format!("not supported yet: strategy {} with predicates between events", query.strategy.keyword()),
-            query.strategy_span.unwrap_or(query.select_span),
-        )
-        .with_label("it must choose among the valuations that pass them; use ALL for now"));
-    }
-    Ok(residuals)
-}
-
-/// The span of the first `ABSENT(...)` of a formula, if any.
-fn first_absent(c: &Cel) -> Option<Span> {
-    match &c.kind {
-        CelKind::Absent(..) => Some(c.span),
-        CelKind::Atom(_) | CelKind::Not(_) => None,
-        CelKind::As(x, _) | CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => first_absent(x),
-        CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) | CelKind::And(a, b) => {
-            first_absent(a).or_else(|| first_absent(b))
-        }
-    }
-}
-
-/// The span of the first read of another event (`y.attr`, `PREV`, an aggregate) in a
-/// `FILTER` of a formula, if any.
-fn first_filter_reading_others(c: &Cel) -> Option<Span> {
-    fn in_filter(f: &Filter) -> Option<Span> {
-        match f {
-            Filter::Var { pred, .. } => first_other_read(pred),
-            Filter::And(a, b) | Filter::Or(a, b) => in_filter(a).or_else(|| in_filter(b)),
-        }
-    }
-    match &c.kind {
-        CelKind::Atom(_) | CelKind::Not(_) | CelKind::Absent(..) => None,
-        CelKind::Filter(x, f) => in_filter(f).or_else(|| first_filter_reading_others(x)),
-        CelKind::As(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => first_filter_reading_others(x),
-        CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) | CelKind::And(a, b) => {
-            first_filter_reading_others(a).or_else(|| first_filter_reading_others(b))
-        }
-    }
+    // Absences whose filters read the match (docs/language.md#s3-3a): tested per valuation.
+    let gaps = super::correlated_absence::plan_gaps(query, pattern, r.vars.len())?;
+    Ok((residuals, gaps))
 }
 
 fn collect_atoms(c: &RCel, aliases: &BitSet, out: &mut Vec<BitSet>) {
@@ -313,6 +335,19 @@ fn walk(
         (CelKind::Plus(x), RCel::Plus(rx, _)) | (CelKind::ContiguousPlus(x), RCel::ContiguousPlus(rx, _)) => {
             walk(x, rx, true, atoms, next_atom, r, out)
         }
+        (CelKind::Seq(..), rc)
+            if super::absence::seq_chain(c).iter().any(|e| matches!(e.kind, CelKind::Absent(..))) =>
+        {
+            // A chain with absences is resolved as a left fold of its patterns (names.rs).
+            let elements: Vec<&Cel> =
+                super::absence::seq_chain(c).into_iter().filter(|e| !matches!(e.kind, CelKind::Absent(..))).collect();
+            let mut resolved = Vec::new();
+            fold_elements(rc, elements.len(), &mut resolved);
+            for (e, re) in elements.into_iter().zip(resolved) {
+                walk(e, re, in_plus, atoms, next_atom, r, out)?;
+            }
+            Ok(())
+        }
         (CelKind::Seq(a, b), RCel::Seq(ra, rb))
         | (CelKind::Contiguous(a, b), RCel::Contiguous(ra, rb))
         | (CelKind::Or(a, b), RCel::Or(ra, rb, _))
@@ -335,6 +370,22 @@ fn walk(
             Ok(())
         }
         _ => unreachable!("the resolved formula has the shape of the syntax tree"),
+    }
+}
+
+/// The `n` patterns of a chain resolved as a left fold (`Seq`/`SeqAbsent` down the left
+/// spine), left to right.
+fn fold_elements<'a>(rc: &'a mut RCel, n: usize, out: &mut Vec<&'a mut RCel>) {
+    if n == 1 {
+        out.push(rc);
+        return;
+    }
+    match rc {
+        RCel::Seq(l, r) | RCel::SeqAbsent(l, _, r) => {
+            fold_elements(l, n - 1, out);
+            out.push(r);
+        }
+        _ => unreachable!("a chain of {n} patterns folds into {} joints", n - 1),
     }
 }
 

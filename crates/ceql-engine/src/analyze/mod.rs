@@ -5,6 +5,7 @@
 
 mod absence;
 mod clauses;
+mod correlated_absence;
 mod correlation;
 mod lints;
 mod names;
@@ -12,6 +13,7 @@ mod routing;
 mod scope;
 mod typing;
 
+pub(crate) use correlation::MeasurePlan;
 pub(crate) use names::validate_declarations;
 pub use routing::Routing;
 
@@ -229,6 +231,26 @@ pub struct Plan {
     /// Equalities between variables evaluated by routing events by key
     /// (docs/language.md#s3-4b), when the query is routed.
     pub routing: Option<Routing>,
+    /// The measures of the `SELECT` list (docs/language.md#s3-5a).
+    pub measures: Vec<correlation::MeasurePlan>,
+    /// Absences whose filters read the match, tested per valuation (docs/language.md#s3-3a).
+    pub gaps: Vec<correlated_absence::GapCheck>,
+}
+
+impl Plan {
+    /// Whether the query runs on the residual path (docs/design/correlation.md, section
+    /// 3.2): filters between events to test, or measures to compute, per valuation.
+    pub fn needs_valuations(&self) -> bool {
+        !self.residuals.is_empty() || !self.measures.is_empty() || !self.gaps.is_empty()
+    }
+
+    /// Whether the strategy chooses among the valuations that pass the filters tested
+    /// per valuation, inside the window, instead of in the automaton
+    /// (docs/language.md#s3-6a): `NEXT`, `LAST` or `MAX` with such filters.
+    pub fn selects_after_test(&self) -> bool {
+        let tested = !self.residuals.is_empty() || !self.gaps.is_empty();
+        tested && matches!(self.strategy, Strategy::Next | Strategy::Last | Strategy::Max)
+    }
 }
 
 /// Options that change what the checks accept.
@@ -249,23 +271,19 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
     let resolved = names::resolve(query, decls)?;
     let window = clauses::window(query, &resolved.schema)?;
     let partition_by = clauses::partition(query, &resolved.schema)?;
+    correlation::check_measure_names(query)?;
     let limit = query.limit.map(|l| l.n as u64);
     // Types (E0300), per capturable type.
     typing::check_filters(query, &resolved, &mut warnings)?;
-    correlation::check_measures(query, &resolved)?;
+    let measures = correlation::check_measures(query, &resolved)?;
     // Scope (E0301, E0305).
     scope::check_well_formed(query, &resolved)?;
     let mut resolved = resolved;
     let mut pattern = std::mem::replace(&mut resolved.pattern, RCel::Not(Vec::new(), Vec::new(), Span::default()));
-    // Routed equalities leave the filters first: they are neither residual tests nor
-    // refused with E0500.
+    // Routed equalities leave the filters first: they are not residual tests.
     let routing = routing::plan_routing(query, &mut pattern, &resolved);
-    let residuals = correlation::plan_residuals(query, &mut pattern, &resolved)?;
+    let (residuals, gaps) = correlation::plan_residuals(query, &mut pattern, &resolved)?;
     resolved.pattern = pattern;
-    if let Some(m) = query.measures.first() {
-        return Err(Diagnostic::error("E0500", "not supported yet: measures in the SELECT list", m.agg.span)
-            .with_label("the engine does not compute measures yet (the oracle does)"));
-    }
     // Strategies: CORE C++ compatibility evaluates them as ALL.
     let strategy = match query.strategy {
         Strategy::All | Strategy::Any => query.strategy,
@@ -289,6 +307,14 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
         Some(d) => Some(absence::check_trailing(query, &window, d)?),
         None => None,
     };
+    if let (Some(_), Some(m)) = (deadline_nanos, measures.first()) {
+        return Err(Diagnostic::error(
+            "E0500",
+            "not supported yet: measures in a query ending with ABSENT(...) FOR",
+            m.span,
+        )
+        .with_label("the matches that wait for their deadline do not keep measures yet"));
+    }
     // Lints.
     lints::safety(&query.pattern, &mut warnings);
     if query.within.is_none() {
@@ -317,6 +343,8 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
         warnings,
         residuals,
         routing,
+        measures,
+        gaps,
     })
 }
 

@@ -1,6 +1,7 @@
 //! Scope pass (E0301): `ψ FILTER θ` is well-formed iff every variable of `θ` can be
 //! bound by `ψ` (docs/language.md#s4-2). Filters inside `NOT(...)` are checked against
-//! the atom inside `NOT`. A `y.attr` needs more: every valuation of `ψ` must bind `y`
+//! the atom inside `NOT`; those inside `ABSENT(...)` too, but the variables they read
+//! through `y.attr` and aggregates against their `;` chain (docs/language.md#s3-3a). A `y.attr` needs more: every valuation of `ψ` must bind `y`
 //! (E0305, docs/design/correlation.md, section 2), or its for-all would be vacuous.
 
 use super::{Resolved, VarKind};
@@ -66,8 +67,34 @@ fn bindable(c: &Cel, r: &Resolved) -> Result<Bound, Diagnostic> {
             b
         }
         CelKind::Plus(x) | CelKind::ContiguousPlus(x) => bindable(x, r)?,
+        CelKind::Seq(..) => {
+            // The chain's patterns, then its absences: their filters may read the
+            // chain's variables besides their own event (docs/language.md#s3-3a).
+            let chain = super::absence::seq_chain(c);
+            let mut s = Bound { bindable: BitSet::new(), definite: BitSet::new(), nonempty: false };
+            for e in chain.iter().filter(|e| !matches!(e.kind, CelKind::Absent(..))) {
+                let t = bindable(e, r)?;
+                s.bindable.union_with(&t.bindable);
+                s.definite.union_with(&t.definite);
+                s.nonempty |= t.nonempty;
+            }
+            for e in &chain {
+                if let CelKind::Absent(a, _) = &e.kind {
+                    let own = atom(&a.name, r);
+                    let own = Bound { definite: own.clone(), bindable: own, nonempty: true };
+                    let mut reads =
+                        Bound { bindable: s.bindable.clone(), definite: s.definite.clone(), nonempty: true };
+                    reads.bindable.union_with(&own.bindable);
+                    reads.definite.union_with(&own.definite);
+                    for f in &a.filters {
+                        check_filter_reading(f, &own, &reads, r)?;
+                    }
+                }
+            }
+            s
+        }
         // Every valuation of a conjunction holds one valuation of each side.
-        CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::And(a, b) => {
+        CelKind::Contiguous(a, b) | CelKind::And(a, b) => {
             let (mut s, t) = (bindable(a, r)?, bindable(b, r)?);
             s.bindable.union_with(&t.bindable);
             s.definite.union_with(&t.definite);
@@ -106,6 +133,13 @@ fn atom(q: &QName, r: &Resolved) -> BitSet {
 }
 
 fn check_filter(f: &Filter, bound: &Bound, r: &Resolved) -> Result<(), Diagnostic> {
+    check_filter_reading(f, bound, bound, r)
+}
+
+/// [`check_filter`] where the filtered variables must be bound by `bound` and the
+/// variables read through `y.attr` and aggregates by `reads` (a wider scope for the
+/// filters of an absence, which read their chain).
+fn check_filter_reading(f: &Filter, bound: &Bound, reads_bound: &Bound, r: &Resolved) -> Result<(), Diagnostic> {
     match f {
         Filter::Var { var, span, pred } => {
             let v = r.filter_var(*span);
@@ -126,7 +160,7 @@ fn check_filter(f: &Filter, bound: &Bound, r: &Resolved) -> Result<(), Diagnosti
             });
             for (y, attr) in reads {
                 let v = r.ref_var(y.span);
-                if !bound.bindable.contains(v) {
+                if !reads_bound.bindable.contains(v) {
                     return Err(Diagnostic::error(
                         "E0301",
                         format!("`{}` is read by a filter of a formula that cannot bind it", y.name),
@@ -135,7 +169,7 @@ fn check_filter(f: &Filter, bound: &Bound, r: &Resolved) -> Result<(), Diagnosti
                     .with_label("a filter reads the variables of the sub-formula it follows"));
                 }
                 if let Some(attr) = attr {
-                    if !bound.definite.contains(v) {
+                    if !reads_bound.definite.contains(v) {
                         return Err(Diagnostic::error(
                             "E0305",
                             format!("`{}.{}`: some match of the filtered formula binds no `{}`", y.name, attr.name, y.name),
@@ -148,8 +182,8 @@ fn check_filter(f: &Filter, bound: &Bound, r: &Resolved) -> Result<(), Diagnosti
             Ok(())
         }
         Filter::And(a, b) | Filter::Or(a, b) => {
-            check_filter(a, bound, r)?;
-            check_filter(b, bound, r)
+            check_filter_reading(a, bound, reads_bound, r)?;
+            check_filter_reading(b, bound, reads_bound, r)
         }
     }
 }

@@ -130,7 +130,9 @@ fn clauses(q: &CompiledQuery, out: &mut String) {
     };
     let _ = writeln!(out, "  window        {window}");
     let facts = q.facts();
-    let partition = if plan.partition_by.is_empty() {
+    let partition = if plan.partition_by.is_empty() && plan.routing.is_some() {
+        "none (the routing below splits the events by key)".to_string()
+    } else if plan.partition_by.is_empty() {
         "none: one sequence of events".to_string()
     } else {
         let groups: Vec<String> = plan.partition_by.iter().map(|g| format!("[{}]", g.join(", "))).collect();

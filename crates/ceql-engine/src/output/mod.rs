@@ -1,6 +1,8 @@
 //! The reusable output buffer: complex events in columnar form (Arrow-friendly:
-//! start, end and a list column of positions via offsets).
+//! start, end and a list column of positions via offsets), with the measures of
+//! each output when the query has any (docs/language.md#s3-5a).
 
+mod measures;
 mod position;
 
 pub use position::Position;
@@ -13,7 +15,7 @@ use std::sync::Arc;
 /// Complex events `([start, end], positions)`, appended in order of `end`, with
 /// positions stored as `P` (see [`Position`]; `u64` unless the output is known to
 /// stay below 2^32).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MatchBuffer<P: Position = u64> {
     /// First position of each complex event's interval.
     pub(crate) starts: Vec<P>,
@@ -27,6 +29,11 @@ pub struct MatchBuffer<P: Position = u64> {
     /// With captures on: the capture label of each data position, parallel to
     /// `positions` (see [`crate::CompiledQuery::capture_names`]); empty otherwise.
     pub(crate) labels: Vec<u32>,
+    /// The measures of every output, `measure_width` per output, in order
+    /// (docs/language.md#s3-5a); empty for a query without measures.
+    pub(crate) measures: Vec<crate::value::Value>,
+    /// Measures per output (0 without measures).
+    pub(crate) measure_width: usize,
     /// Count complex events and positions instead of storing them.
     count_only: bool,
     counted: u64,
@@ -40,7 +47,7 @@ pub struct MatchBuffer<P: Position = u64> {
 }
 
 /// One complex event borrowed from a [`MatchBuffer`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MatchRef<'a, P: Position = u64> {
     /// Interval start.
     pub start: P,
@@ -51,6 +58,8 @@ pub struct MatchRef<'a, P: Position = u64> {
     /// With captures on: the capture label of each position (the variables that
     /// captured it, [`crate::CompiledQuery::capture_names`]); empty otherwise.
     pub labels: &'a [u32],
+    /// The output's measures, in the order of the `SELECT` list (empty without measures).
+    pub measures: &'a [crate::value::Value],
 }
 
 impl<P: Position> Default for MatchBuffer<P> {
@@ -82,6 +91,8 @@ impl<P: Position> MatchBuffer<P> {
             offsets: vec![0],
             positions: Vec::new(),
             labels: Vec::new(),
+            measures: Vec::new(),
+            measure_width: 0,
             count_only: false,
             counted: 0,
             counted_positions: 0,
@@ -149,13 +160,16 @@ impl<P: Position> MatchBuffer<P> {
         self.offsets.push(0);
         self.positions.clear();
         self.labels.clear();
+        self.measures.clear();
     }
 
     /// The `i`-th complex event.
     pub fn get(&self, i: usize) -> MatchRef<'_, P> {
         let (a, b) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
         let labels = if self.labels.is_empty() { &[][..] } else { &self.labels[a..b] };
-        MatchRef { start: self.starts[i], end: self.ends[i], positions: &self.positions[a..b], labels }
+        let w = self.measure_width;
+        let measures = if w == 0 { &[][..] } else { &self.measures[i * w..(i + 1) * w] };
+        MatchRef { start: self.starts[i], end: self.ends[i], positions: &self.positions[a..b], labels, measures }
     }
 
     /// All complex events in order.
@@ -179,13 +193,23 @@ impl<P: Position> MatchBuffer<P> {
         self.push(start, end, positions);
     }
 
-    /// Appends a copy of `m`: a valuation if it carries labels, else a complex event.
-    fn push_match(&mut self, m: MatchRef<'_, P>) {
+    /// Appends a copy of `m`: a valuation if it carries labels, else a complex
+    /// event, with its measures.
+    pub fn push_match(&mut self, m: MatchRef<'_, P>) {
+        if !m.measures.is_empty() {
+            self.measure_width = m.measures.len();
+            self.measures.extend_from_slice(m.measures);
+        }
         if m.labels.is_empty() {
             self.push(m.start, m.end, m.positions);
         } else {
             self.push_labelled(m.start, m.end, m.positions, m.labels);
         }
+    }
+
+    /// Measures per output (0 for a query without measures).
+    pub fn measure_width(&self) -> usize {
+        self.measure_width
     }
 
     /// The capture labels of all positions, parallel to the positions (empty
@@ -207,6 +231,7 @@ impl<P: Position> MatchBuffer<P> {
         let _ = next.offsets.try_reserve_exact(room(self.offsets.len()));
         let _ = next.positions.try_reserve_exact(room(self.positions.len()));
         let _ = next.labels.try_reserve_exact(room(self.labels.len()));
+        let _ = next.measures.try_reserve_exact(room(self.measures.len()));
         std::mem::replace(self, next)
     }
 
@@ -319,7 +344,9 @@ impl<P: Position> MatchBuffer<P> {
         let mut kept = MatchBuffer::<P>::empty();
         for i in first..self.len() {
             let m = self.get(i);
-            if seen.insert((m.start, m.positions.to_vec(), m.labels.to_vec())) {
+            let mut key = Vec::new();
+            m.measures.iter().for_each(|v| crate::residual::measure_key(v, &mut key));
+            if seen.insert((m.start, m.positions.to_vec(), m.labels.to_vec(), key)) {
                 kept.push_match(m);
             }
         }
@@ -341,6 +368,7 @@ impl<P: Position> MatchBuffer<P> {
         if !self.labels.is_empty() {
             self.labels.truncate(self.offsets[n] as usize);
         }
+        self.measures.truncate(n * self.measure_width);
     }
 
     /// Starts a complex event; false when there is no memory for it.
@@ -372,6 +400,22 @@ impl<P: Position> MatchBuffer<P> {
             return false;
         }
         self.positions.push(P::narrow(p));
+        true
+    }
+
+    /// Adds the measures of the output being built (between `begin` and `finish`);
+    /// false when there is no memory for them.
+    #[inline]
+    pub(crate) fn push_measures(&mut self, values: &[crate::value::Value]) -> bool {
+        if self.count_only || values.is_empty() {
+            return true;
+        }
+        if self.measures.try_reserve(values.len()).is_err() {
+            self.overflow = true;
+            return false;
+        }
+        self.measure_width = values.len();
+        self.measures.extend_from_slice(values);
         true
     }
 

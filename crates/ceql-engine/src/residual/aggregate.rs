@@ -28,41 +28,44 @@ pub(super) fn compute(
         }
         _ => {}
     }
-    let mut values = Vec::with_capacity(positions.len());
+    // One pass, no allocation: the integer and the double sums in position order, the
+    // count, NaN seen, and the best value so far.
+    let want = if func == AggFunc::Min { Ordering::Less } else { Ordering::Greater };
+    let (mut count, mut all_int, mut nan) = (0usize, true, false);
+    let (mut int_total, mut float_total) = (0i128, 0.0f64);
+    let mut best: Option<Num> = None;
     for &p in positions {
-        match store.get(p, a) {
-            ValueRef::Absent | ValueRef::Null => {}
-            ValueRef::Int(i) | ValueRef::Timestamp(i) => values.push(Num::Int(i)),
-            ValueRef::Float(f) => values.push(Num::Float(f)),
+        let v = match store.get(p, a) {
+            ValueRef::Absent | ValueRef::Null => continue,
+            ValueRef::Int(i) | ValueRef::Timestamp(i) => Num::Int(i),
+            ValueRef::Float(f) => Num::Float(f),
             other => {
                 let found = crate::predicate::describe_value(other);
                 return Err(format!("{} needs numbers, found {found}", func.name()));
             }
+        };
+        count += 1;
+        match v {
+            Num::Int(i) => int_total += i as i128,
+            Num::Float(f) => {
+                all_int = false;
+                nan |= f.is_nan();
+            }
+        }
+        float_total += v.as_f64();
+        if !nan && best.is_none_or(|b| v.cmp(b) == want) {
+            best = Some(v);
         }
     }
-    if values.is_empty() {
+    if count == 0 {
         return Ok(Value::Null);
     }
     Ok(match func {
-        AggFunc::Sum if values.iter().all(|v| matches!(v, Num::Int(_))) => {
-            let total: i128 = values.iter().map(|v| if let Num::Int(i) = v { *i as i128 } else { 0 }).sum();
-            i64::try_from(total).map_or(Value::Null, Value::Int)
-        }
-        AggFunc::Sum => Value::Float(values.iter().fold(0.0, |acc, v| acc + v.as_f64())),
-        AggFunc::Avg => Value::Float(values.iter().fold(0.0, |acc, v| acc + v.as_f64()) / values.len() as f64),
-        _ => {
-            if values.iter().any(|v| matches!(v, Num::Float(f) if f.is_nan())) {
-                return Ok(Value::Float(f64::NAN));
-            }
-            let want = if func == AggFunc::Min { Ordering::Less } else { Ordering::Greater };
-            let mut best = values[0];
-            for &v in &values[1..] {
-                if v.cmp(best) == want {
-                    best = v;
-                }
-            }
-            best.into_value()
-        }
+        AggFunc::Sum if all_int => i64::try_from(int_total).map_or(Value::Null, Value::Int),
+        AggFunc::Sum => Value::Float(float_total),
+        AggFunc::Avg => Value::Float(float_total / count as f64),
+        _ if nan => Value::Float(f64::NAN),
+        _ => best.expect("a value was counted").into_value(),
     })
 }
 

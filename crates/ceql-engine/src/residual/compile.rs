@@ -8,7 +8,7 @@ use crate::cea::{CaptureLabels, PredTable};
 use crate::predicate::{compile_pred, AttrResolver, AttrSlot, Row};
 use crate::schema::TypeId;
 use crate::value::Value;
-use ceql_syntax::ast::{ExprKind, Ident};
+use ceql_syntax::ast::{AggFunc, ExprKind, Ident};
 use ceql_syntax::Diagnostic;
 
 /// Everything the runtime needs to test valuations against the residual filters.
@@ -25,6 +25,41 @@ pub(crate) struct ResidualPlan {
     label_vars: Vec<BitSet>,
     /// The label each internal label has after the user's projection (0: not reported).
     pub to_user: Vec<u32>,
+    /// The measures of the `SELECT` list, in its order (docs/language.md#s3-5a).
+    pub measures: Vec<MeasureIr>,
+    /// `NEXT`, `LAST` or `MAX` choosing among the passing valuations of each position
+    /// (docs/language.md#s3-6a); `None` when the automaton applies the strategy.
+    pub select: Option<ceql_syntax::ast::Strategy>,
+    /// Absences that read the match, tested on each valuation's gap (docs/language.md#s3-3a).
+    /// With any, every accepted event is stored, its row ending with its type
+    /// (`Value::Int`) and its partition key (`Value::Str`, hexadecimal).
+    pub gaps: Vec<GapIr>,
+}
+
+/// One absence tested per valuation.
+#[derive(Clone, Debug)]
+pub(crate) struct GapIr {
+    /// The absence's filters, all of which must hold for an event to violate it.
+    pub filters: Vec<FilterIr>,
+    /// The absent types, and the variables an event of each binds (its own variables).
+    pub own: Vec<(TypeId, BitSet)>,
+    /// Per internal label: whether a position with it is before the gap.
+    pub left: Vec<bool>,
+    /// Per internal label: whether a position with it is after the gap.
+    pub right: Vec<bool>,
+}
+
+/// One measure: an aggregate over a variable's events, read from the stored attributes.
+#[derive(Clone, Debug)]
+pub(crate) struct MeasureIr {
+    /// The aggregate function.
+    pub func: AggFunc,
+    /// The variable aggregated over.
+    pub var: VarId,
+    /// The stored attribute read (none for `count`).
+    pub attr: Option<usize>,
+    /// How the aggregate is written (`avg(b.price)`), for errors.
+    pub text: String,
 }
 
 impl ResidualPlan {
@@ -39,6 +74,34 @@ impl ResidualPlan {
         let mut names: Vec<String> = Vec::new();
         let filters =
             plan.residuals.iter().map(|r| filter(&r.filter, plan, &mut names)).collect::<Result<Vec<_>, _>>()?;
+        let measures = plan
+            .measures
+            .iter()
+            .map(|m| {
+                let attr = m.attr.as_ref().map(|a| stored_index(&mut names, a));
+                let var = match plan.variables.kind(m.var) {
+                    VarKind::Alias(n) | VarKind::Type(n) => n.clone(),
+                    VarKind::Qualified(..) => format!("{}", m.var),
+                };
+                let text = match &m.attr {
+                    Some(a) => format!("{}({var}.{a})", m.func.name()),
+                    None => format!("{}({var})", m.func.name()),
+                };
+                MeasureIr { func: m.func, var: m.var, attr, text }
+            })
+            .collect();
+        let gaps = plan
+            .gaps
+            .iter()
+            .map(|g| {
+                let filters = g.filters.iter().map(|f| filter(f, plan, &mut names)).collect::<Result<Vec<_>, _>>()?;
+                let own = g.edges.iter().map(|e| (e.ty, e.vars.clone())).collect();
+                let side = |only: &BitSet| {
+                    (0..internal.len() as u32).map(|l| internal.vars(l).iter().any(|&v| only.contains(v))).collect()
+                };
+                Ok(GapIr { filters, own, left: side(&g.left_only), right: side(&g.right_only) })
+            })
+            .collect::<Result<Vec<_>, Diagnostic>>()?;
         let stored = names.iter().map(|n| table.slot(n)).collect();
         let schema = &plan.schema;
         let reads = schema
@@ -53,17 +116,38 @@ impl ResidualPlan {
                 s
             })
             .collect();
-        Ok(ResidualPlan { filters, stored, reads, label_vars, to_user })
+        let select = plan.selects_after_test().then_some(plan.strategy);
+        Ok(ResidualPlan { filters, stored, reads, label_vars, to_user, measures, select, gaps })
     }
 
     /// The stored row of an event of type `ty`.
-    pub(crate) fn row<R: Row + ?Sized>(&self, ty: TypeId, row: &R) -> Box<[Value]> {
+    pub(crate) fn row<'a, R: Row + ?Sized>(
+        &'a self,
+        ty: TypeId,
+        row: &'a R,
+    ) -> impl ExactSizeIterator<Item = Value> + 'a {
         let reads = &self.reads[ty as usize];
         self.stored
             .iter()
             .zip(reads)
-            .map(|(&slot, &read)| if read { row.get(slot).to_owned_value() } else { Value::Null })
-            .collect()
+            .map(move |(&slot, &read)| if read { row.get(slot).to_owned_value() } else { Value::Null })
+    }
+
+    /// The stored row of an event of type `ty` with partition key `key`, for a plan
+    /// with gaps: its attributes, then its type and key ([`ResidualPlan::gaps`]).
+    pub(crate) fn row_with_key<'a, R: Row + ?Sized>(
+        &'a self,
+        ty: TypeId,
+        row: &'a R,
+        key: &[u8],
+    ) -> impl Iterator<Item = Value> + 'a {
+        let tail = [Value::Int(ty as i64), Value::Str(key_text(key))];
+        self.row(ty, row).chain(tail)
+    }
+
+    /// The number of stored attributes (a row of a plan with gaps has two values more).
+    pub(crate) fn stored_len(&self) -> usize {
+        self.stored.len()
     }
 
     /// Whether internal label `l` captures variable `v`.
@@ -105,15 +189,20 @@ struct Slots<'a> {
     refs: Vec<VarId>,
 }
 
+/// The index of stored attribute `name`, added if new.
+fn stored_index(names: &mut Vec<String>, name: &str) -> usize {
+    match names.iter().position(|n| n == name) {
+        Some(i) => i,
+        None => {
+            names.push(name.to_string());
+            names.len() - 1
+        }
+    }
+}
+
 impl Slots<'_> {
     fn stored(&mut self, name: &str) -> usize {
-        match self.names.iter().position(|n| n == name) {
-            Some(i) => i,
-            None => {
-                self.names.push(name.to_string());
-                self.names.len() - 1
-            }
-        }
+        stored_index(self.names, name)
     }
 
     fn slot(&mut self, source: Source, text: String) -> AttrSlot {
@@ -170,4 +259,15 @@ impl AttrResolver for Slots<'_> {
             _ => return None,
         })
     }
+}
+
+/// A partition key as text (hexadecimal), to store it among a row's values.
+pub(crate) fn key_text(key: &[u8]) -> Box<str> {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(key.len() * 2);
+    for &b in key {
+        s.push(HEX[(b >> 4) as usize] as char);
+        s.push(HEX[(b & 15) as usize] as char);
+    }
+    s.into_boxed_str()
 }

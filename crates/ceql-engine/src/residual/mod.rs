@@ -15,9 +15,12 @@
 
 mod aggregate;
 mod compile;
+mod gaps;
+mod measures;
 mod store;
 
-pub(crate) use compile::ResidualPlan;
+pub(crate) use compile::{key_text, ResidualPlan};
+pub(crate) use measures::measure_key;
 pub(crate) use store::ValueStore;
 
 use crate::analyze::VarId;
@@ -76,7 +79,7 @@ pub(crate) struct Valuation<'a> {
 
 impl Valuation<'_> {
     /// `μ(v)`, ascending.
-    fn positions_of(&self, v: VarId) -> Vec<u64> {
+    pub(crate) fn positions_of(&self, v: VarId) -> Vec<u64> {
         (0..self.positions.len()).filter(|&i| (self.captures)(i, v)).map(|i| self.positions[i]).collect()
     }
 }

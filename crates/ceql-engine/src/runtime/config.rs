@@ -44,6 +44,9 @@ pub(crate) struct Facts {
     pub partitioned: bool,
     /// Filters between events: values are stored per position and valuations tested.
     pub residual: bool,
+    /// Absences that read the match (docs/language.md#s3-3a): every accepted event is
+    /// stored with its type and partition, not only those that reach the automaton.
+    pub every_row: bool,
 }
 
 impl Config {
@@ -68,6 +71,7 @@ impl Config {
             dedupe: query.dedupe_output,
             partitioned: query.is_partitioned(),
             residual: query.residual.is_some(),
+            every_row: query.residual.as_ref().is_some_and(|r| !r.gaps.is_empty()),
         };
         let state_budget = options.max_state_bytes.unwrap_or_else(crate::memory::default_state_budget);
         let deadline = match (&query.cea.trailing, &query.plan.trailing) {

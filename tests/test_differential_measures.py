@@ -1,0 +1,191 @@
+"""Randomized differential tests of measures (docs/language.md#s3-5a): random queries of
+``tests/gen/correlation.py`` with one to three aggregates in the SELECT list, with and without
+filters between events, under every strategy, with projection, PARTITION BY, WITHIN,
+CONSUME BY and LIMIT, against the oracle (``tests/oracle/evaluate.py``, which computes the
+measures of each output from the design's text). Through ``Query.run`` (captures off and on),
+``run_arrow`` (every input kind: dicts, pandas, Arrow) and a ``Stream`` fed in chunks with a
+``snapshot()`` / ``restore()`` in the middle.
+
+The engine may refuse what it does not evaluate yet with E0500 (never a wrong answer).
+
+Examples: ``CEQL_MEASURES_EXAMPLES`` (default 300) per test, 4 tests: 1,200 cases.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, event, given, note, settings
+from hypothesis import strategies as st
+
+import ceql
+from gen.correlation import correlation_cases
+from test_differential_correlation import _agree_statically, oracle
+
+EXAMPLES = int(os.environ.get("CEQL_MEASURES_EXAMPLES", "300"))
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def canon(v):
+    """A measure value in a form that sorts and compares as the specification says:
+    numbers as numbers (1 == 1.0), NaN equal to NaN."""
+    if v is None:
+        return ("null",)
+    if isinstance(v, bool):
+        return ("bool", v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return ("nan",)
+        if v == int(v):
+            return ("num", int(v))
+        return ("num", v)
+    if isinstance(v, int):
+        return ("num", v)
+    return ("str", v)
+
+
+def out_of(start, end, positions, measures):
+    return (start, end, tuple(positions), tuple((n, canon(v)) for n, v in measures))
+
+
+def engine_outputs(ms):
+    return [out_of(m.start, m.end, m.positions, m.measures.items()) for m in ms]
+
+
+def oracle_outputs(res):
+    return [out_of(s, e, ps, meas) for s, e, ps, meas in res.matches()]
+
+
+def check(emitted, expected, limit):
+    """No repeats, in order of end, the expected set (under LIMIT n: min(n, |O_j|) of O_j)."""
+    dupes = [t for t, c in Counter(emitted).items() if c > 1]
+    assert not dupes, "repeated outputs: %s" % dupes
+    ends = [t[1] for t in emitted]
+    assert ends == sorted(ends), "outputs must be reported in order of end"
+    if limit is None:
+        assert sorted(emitted) == sorted(expected)
+        return
+    by_end, got = {}, {}
+    for t in expected:
+        by_end.setdefault(t[1], set()).add(t)
+    for t in emitted:
+        got.setdefault(t[1], set()).add(t)
+    for end in set(by_end) | set(got):
+        assert got.get(end, set()) <= by_end.get(end, set())
+        assert len(got.get(end, ())) == min(limit, len(by_end.get(end, ())))
+
+
+def _accepted(case):
+    q, o = _agree_statically(case)
+    if q is None:
+        return None, None
+    return q, o
+
+
+@given(case=correlation_cases(measures=True))
+@SETTINGS
+def test_measures_agree_with_the_oracle(case):
+    q, o = _accepted(case)
+    if q is None:
+        return
+    try:
+        ms = q.run(case.events)
+    except ceql.CeqlEventError:
+        assert o[0] == "event", "the engine raised an event error, the oracle did not\n%r" % case
+        return
+    assert o[0] == "ok", "the oracle raised an event error, the engine did not\n%r" % case
+    res = o[1]
+    event("non-empty output" if res.outputs else "empty output")
+    assert all(list(m.measures) == q.measure_names for m in ms) if ms else True
+    check(engine_outputs(ms), oracle_outputs(res), res.limit)
+
+
+@given(case=correlation_cases(measures=True))
+@SETTINGS
+def test_measures_with_captures_agree_with_the_oracle(case):
+    q, o = _accepted(case)
+    if q is None or o[0] != "ok":
+        return
+    oc = oracle(case, captures=True)
+    ms = q.run(case.events, captures=True)
+    got = [(m.start, m.end, tuple(sorted((p, tuple(sorted(vs))) for p, vs in zip(m.positions, m.variables))),
+            tuple((n, canon(v)) for n, v in m.measures.items())) for m in ms]
+    want = [(s, e, val, tuple((n, canon(v)) for n, v in meas)) for s, e, val, meas in oc[1].matches()]
+    check(got, want, oc[1].limit)
+
+
+@given(case=correlation_cases(measures=True), data=st.data())
+@SETTINGS
+def test_run_arrow_measure_columns(case, data):
+    """run_arrow's measure columns hold run's measures, from dicts, pandas or Arrow input;
+    join_events repeats them per event."""
+    import pyarrow as pa
+    from gen.arrow_input import to_arrow
+
+    q, o = _accepted(case)
+    if q is None or o[0] != "ok":
+        return
+    expected = engine_outputs(q.run(case.events))
+    kind = data.draw(st.sampled_from(["dicts", "pandas", "arrow"]), label="input")
+    if kind == "arrow":
+        events = to_arrow(case.events)
+        if events is None:
+            return
+        # The table's rows are the events the oracle must see (ints widened to floats, say).
+        expected = engine_outputs(q.run(events.to_pylist()))
+    elif kind == "pandas":
+        import pandas as pd
+
+        events = pd.DataFrame(case.events) if case.events else pd.DataFrame({"type": []})
+        if len(case.events) and events.isna().any().any():
+            return  # pandas turns missing ints into NaN floats: another input
+    else:
+        events = case.events
+    event("input: " + kind)
+    table = q.run_arrow(events)
+    names = q.measure_names
+    assert table.column_names[:4] == ["match_id", "start", "end", "positions"]
+    assert table.column_names[4:] == names
+    rows = table.to_pylist()
+    got = [out_of(r["start"], r["end"], r["positions"], [(n, r[n]) for n in names]) for r in rows]
+    assert got == expected, "run_arrow's measures differ from run's\n%r" % case
+    if rows and kind == "arrow":
+        joined = ceql.join_events(table, events)
+        for n in names:
+            per_row = joined.column(n).to_pylist()
+            firsts = {}
+            for mid, v in zip(joined.column("match_id").to_pylist(), per_row):
+                firsts.setdefault(mid, v)
+                assert canon(firsts[mid]) == canon(v)
+    # run_arrow_batches has the same columns, with the schema announced before reading.
+    reader = q.run_arrow_batches(events if kind != "pandas" else events, slice_rows=3)
+    batches = list(reader)
+    if batches:
+        assert pa.Table.from_batches(batches).to_pylist() == rows
+    assert reader.schema.names == table.schema.names
+
+
+@given(case=correlation_cases(measures=True), data=st.data())
+@SETTINGS
+def test_stream_with_snapshot_and_restore(case, data):
+    q, o = _accepted(case)
+    if q is None or o[0] != "ok":
+        return
+    evs = case.events
+    expected = engine_outputs(q.run(evs))
+    s = q.stream()
+    cut = data.draw(st.integers(0, len(evs)), label="snapshot at")
+    out = []
+    i = 0
+    while i < cut:
+        k = data.draw(st.integers(1, cut - i), label="chunk")
+        out += engine_outputs(s.push_many(evs[i:i + k]))
+        i += k
+    s2 = ceql.Stream.restore(ceql.compile(case.text, case.schema), s.snapshot())
+    for ev in evs[cut:]:
+        out += engine_outputs(s2.push(ev))
+    assert out == expected, "stream with a restore at %d differs from run\n%r" % (cut, case)

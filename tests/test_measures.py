@@ -1,0 +1,143 @@
+"""Measures (docs/language.md#s3-5a) on hand-worked examples: values, outputs told apart by
+their measures, column types of run_arrow (declared, from the Arrow input, row by row), names
+(E0210), the CLI's JSON lines, join_events, and what is refused (never a silent loss)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pyarrow as pa
+import pytest
+
+import ceql
+
+EVENTS = [{"type": "A", "v": 1}, {"type": "B", "v": 2}, {"type": "B", "v": 3}, {"type": "C", "v": 4}]
+RUN = "SELECT a, count(b) AS n FROM S WHERE A AS a ; (B AS b)+ ; C"
+
+
+def test_the_specification_example_two_outputs_with_equal_positions():
+    """docs/language.md#s3-5a: three valuations project to [0,3]{0}; two distinct counts make two outputs."""
+    ms = ceql.compile(RUN).run(EVENTS)
+    assert sorted((m.start, m.end, m.positions, m.measures["n"]) for m in ms) == [(0, 3, (0,), 1), (0, 3, (0,), 2)]
+    assert all(list(m.measures) == ["n"] for m in ms)
+    # Without the measure, one complex event.
+    assert len(ceql.compile("SELECT a FROM S WHERE A AS a ; (B AS b)+ ; C").run(EVENTS)) == 1
+
+
+def test_every_aggregate_and_nulls():
+    q = ceql.compile("SELECT count(b) AS n, sum(b.v) AS s, avg(b.v) AS av, min(b.v) AS lo, max(b.v) AS hi, "
+                     "first(b.v) AS f, last(b.v) AS l, sum(b.zz) AS nothing FROM S WHERE A ; (B AS b)+ ; C")
+    (m,) = [m for m in q.run(EVENTS) if m.measures["n"] == 2]
+    assert m.measures == {"n": 2, "s": 5, "av": 2.5, "lo": 2, "hi": 3, "f": 2, "l": 3, "nothing": None}
+    assert m.positions == ()  # measures only: as SELECT NONE
+    assert "measures={" in repr(m)
+    assert q.measure_names == ["n", "s", "av", "lo", "hi", "f", "l", "nothing"]
+
+
+@pytest.mark.parametrize("name", ["start", "END", "Positions", "variables", "match_id", "index", "position"])
+def test_a_measure_named_like_an_output_column_is_E0210(name):
+    with pytest.raises(ceql.CeqlNameError) as e:
+        ceql.compile(f"SELECT a, count(a) AS {name} FROM S WHERE A AS a")
+    assert e.value.code == "E0210" and "^" in str(e.value)
+
+
+def test_two_measures_with_one_name_are_E0210():
+    with pytest.raises(ceql.CeqlNameError) as e:
+        ceql.compile("SELECT count(a) AS n, sum(a.v) AS N FROM S WHERE A AS a")
+    assert e.value.code == "E0210" and e.value.column == 35
+
+
+def test_max_and_last_right_after_select_are_measures():
+    q = ceql.compile("SELECT max(b.v) AS hi, b FROM S WHERE (B AS b)+ WITHIN 1 EVENTS")
+    assert q.describe()["strategy"] == "ALL"
+    assert sorted(m.measures["hi"] for m in q.run(EVENTS)) == [2, 3, 3]
+
+
+SCHEMA = "CREATE STREAM S { EVENT A { v:int }, EVENT B { v:int, w:double, s:string }, EVENT C { v:double } }"
+
+
+def test_arrow_types_from_the_declarations():
+    q = ceql.compile("SELECT count(b) AS n, sum(b.v) AS s, avg(b.v) AS av, first(b.s) AS f, "
+                     "max(x.v) AS mixed FROM S WHERE (B AS b)+ ; (C AS x)", SCHEMA)
+    events = [{"type": "B", "v": 2, "w": 1.5, "s": "u"}, {"type": "C", "v": 0.5}]
+    t = q.run_arrow(events)
+    assert [t.schema.field(c).type for c in ["n", "s", "av", "f", "mixed"]] == [
+        pa.int64(), pa.int64(), pa.float64(), pa.large_string(), pa.float64()]
+    assert t.to_pylist()[0] | {"positions": None} == {
+        "match_id": 0, "start": 0, "end": 1, "positions": None, "n": 1, "s": 2, "av": 2.0, "f": "u", "mixed": 0.5}
+    # Mixed int/double declarations: the integers of an int type become doubles in the column.
+    q = ceql.compile("SELECT last(x.v) AS l FROM S WHERE (A OR C) AS x", SCHEMA)
+    t = q.run_arrow([{"type": "A", "v": 3}, {"type": "C", "v": 0.5}])
+    assert t.schema.field("l").type == pa.float64() and t.column("l").to_pylist() == [3.0, 0.5]
+
+
+def test_arrow_types_from_the_input_columns():
+    q = ceql.compile("SELECT sum(b.v) AS s, first(b.s) AS f, max(b.t) AS t, last(b.missing) AS m FROM S WHERE B AS b")
+    table = pa.table({"type": ["B", "B"], "v": pa.array([1, 2], pa.int32()), "s": ["x", "y"],
+                      "t": pa.array([10**9, 2 * 10**9], pa.timestamp("ns"))})
+    out = q.run_arrow(table)
+    assert [out.schema.field(c).type for c in "sftm"] == [pa.int64(), pa.large_string(), pa.int64(), pa.null()]
+    assert out.column("t").to_pylist() == [10**9, 2 * 10**9]
+    assert [m.measures["t"] for m in q.run(table)] == [10**9, 2 * 10**9]
+    reader = q.run_arrow_batches(table, slice_rows=1)
+    assert reader.schema == out.schema and reader.read_all().to_pylist() == out.to_pylist()
+    floats = q.run_arrow(table.set_column(1, "v", pa.array([1.5, 2.0], pa.float32())))
+    assert floats.schema.field("s").type == pa.float64()
+
+
+def test_input_arrow_cannot_type_is_typed_from_the_values_and_refuses_two_types():
+    q = ceql.compile("SELECT first(b.v) AS f FROM S WHERE B AS b")
+    ok = q.run_arrow([{"type": "B", "v": 1}, {"type": "B", "v": "x"}, {"type": "C", "v": 2}][:1] + [{"type": "C", "v": "y"}])
+    assert ok.schema.field("f").type == pa.int64() and ok.column("f").to_pylist() == [1]
+    with pytest.raises(ceql.CeqlEventError) as e:
+        q.run_arrow([{"type": "B", "v": 1}, {"type": "B", "v": "x"}])
+    assert e.value.field == "f"
+
+
+def test_limit_and_consume_count_outputs_with_their_measures():
+    q = ceql.compile(RUN + " LIMIT 1")
+    assert len(q.run(EVENTS)) == 1
+    q = ceql.compile("SELECT count(b) AS n FROM S WHERE A ; (B AS b)+ CONSUME BY ANY")
+    assert [(m.end, m.measures["n"]) for m in q.run(EVENTS)] == [(1, 1)]
+
+
+def test_join_events_repeats_the_measures_per_event():
+    table = pa.Table.from_pylist(EVENTS)
+    q = ceql.compile("SELECT *, count(b) AS n FROM S WHERE A ; (B AS b)+ ; C")
+    rows = ceql.join_events(q.run_arrow(table), table).to_pylist()
+    by_match = {}
+    for r in rows:
+        by_match.setdefault(r["match_id"], set()).add(r["n"])
+    assert sorted(len(ns) for ns in by_match.values()) == [1, 1, 1]
+    assert sorted(next(iter(ns)) for ns in by_match.values()) == [1, 1, 2]
+
+
+def test_the_cli_writes_a_measures_object(tmp_path):
+    (tmp_path / "q.ceql").write_text(RUN + " WITHIN 10 EVENTS")
+    (tmp_path / "e.jsonl").write_text("".join(json.dumps(e) + "\n" for e in EVENTS))
+    proc = subprocess.run([sys.executable, "-m", "ceql.cli", "run", "--query", str(tmp_path / "q.ceql"), "--input",
+                           str(tmp_path / "e.jsonl"), "--output", "-", "--no-events", "--quiet"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(x) for x in proc.stdout.splitlines()]
+    assert sorted(x["measures"]["n"] for x in lines) == [1, 2]
+
+
+def test_stream_snapshot_keeps_the_values_measures_read():
+    q = ceql.compile(RUN)
+    s = q.stream()
+    s.push_many(EVENTS[:3])
+    s2 = ceql.Stream.restore(q, s.snapshot())
+    assert sorted(m.measures["n"] for m in s2.push(EVENTS[3])) == [1, 2]
+
+
+def test_refused_where_measures_would_be_lost():
+    with pytest.raises(ceql.CeqlError) as e:
+        ceql.compile("SELECT count(a) AS n FROM S WHERE A AS a ; ABSENT(B) FOR 1 second WITHIN 1 minute")
+    assert e.value.code == "E0500" and "not supported yet" in str(e.value)
+    from ceql.spark._plan import plan_of
+
+    with pytest.raises(ValueError, match="measures"):
+        plan_of("SELECT count(a) AS n FROM S WHERE A AS a", None)
