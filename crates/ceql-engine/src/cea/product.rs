@@ -24,12 +24,21 @@
 //! the product composes with every other construction. Its size is bounded by the product
 //! of the sides' sizes; only the reachable pairs are built, and the construction stops
 //! with `E0102` beyond [`MAX_TRANSITIONS`](super::build::MAX_TRANSITIONS) transitions.
+//!
+//! Why the size is also counted in guard terms and in work. A transition's guard is not
+//! of constant size: `t ∧ ¬(n1 ∨ … ∨ nk)` expands to one term per way of falsifying every
+//! `ni` (up to the product of their literal counts), and two `NOT` moves conjoin to the
+//! concatenation of their terms. So the construction stops as soon as one guard would
+//! exceed [`MAX_TERMS_PER_GUARD`] terms, the guards built so far carry more than
+//! [`MAX_GUARD_TERMS`] terms in all, or it has looked at more than [`MAX_WORK`] candidate
+//! moves and terms: each bound is checked while building, before the memory or the time
+//! it stands for is spent, so a refused product costs at most about a second.
 
 use super::build::{Sub, Tr, G};
 use super::guard::{Term, NEGATED};
 use crate::bitset::BitSet;
 use ceql_syntax::Span;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Where one side of the product is.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -96,6 +105,40 @@ pub(super) struct TooLarge;
 /// `NOT` of terms with several literals is a disjunction, one term per literal it negates).
 const MAX_TERMS_PER_GUARD: usize = 4096;
 
+/// Largest number of terms the guards of one product may carry in all. Transitions are
+/// limited to [`MAX_TRANSITIONS`](super::build::MAX_TRANSITIONS), but a transition on which
+/// several sides take their `NOT` move carries all their terms (twelve conjoined `NOT`s of
+/// 30 terms: 3^12 transitions of up to 360 terms), so memory is bounded by terms too: about
+/// 100 bytes each, 200 MiB at this bound.
+const MAX_GUARD_TERMS: usize = 1 << 21;
+
+/// Largest number of candidate moves and terms one product may look at (pairs of moves,
+/// and partial terms while expanding `t ∧ ¬n1 ∧ … ∧ ¬nk`, kept or not): bounds the
+/// compile time of a refused product to about a second, as the limits of
+/// docs/language.md#s2-5 promise for the shapes queries have.
+const MAX_WORK: usize = 1 << 24;
+
+/// What a product has used of its bounds so far.
+#[derive(Default)]
+struct Spent {
+    /// Terms of the guards built so far.
+    terms: usize,
+    /// Candidate moves and partial terms looked at so far.
+    work: usize,
+}
+
+impl Spent {
+    /// Counts `n` units of work; `Err` beyond [`MAX_WORK`].
+    #[inline]
+    fn work(&mut self, n: usize) -> Result<(), TooLarge> {
+        self.work += n;
+        if self.work > MAX_WORK {
+            return Err(TooLarge);
+        }
+        Ok(())
+    }
+}
+
 /// `a AND b`: the product described in the module documentation, all of whose states are
 /// named by `span`.
 pub(super) fn conjunction(a: &Sub, b: &Sub, span: Span, max_transitions: usize) -> Result<Sub, TooLarge> {
@@ -108,14 +151,16 @@ pub(super) fn conjunction(a: &Sub, b: &Sub, span: Span, max_transitions: usize) 
     let mut trans: Vec<Tr> = Vec::new();
     let mut into_fin = Vec::new();
     let mut n = 2u32;
+    let mut spent = Spent::default();
     while let Some((x, y)) = queue.pop() {
         let from = ids[&(x, y)];
         for m1 in ma.at(x) {
             for m2 in mb.at(y) {
+                spent.work(1)?;
                 if (m1.stay && m2.stay) || (!m1.vars.is_empty() && !m2.vars.is_empty()) {
                     continue;
                 }
-                let guards = conjoin(&m1.guard, &m2.guard).ok_or(TooLarge)?;
+                let guards = conjoin(&m1.guard, &m2.guard, &mut spent)?;
                 if guards.is_empty() {
                     continue;
                 }
@@ -131,12 +176,17 @@ pub(super) fn conjunction(a: &Sub, b: &Sub, span: Span, max_transitions: usize) 
                 let mut vars = m1.vars.clone();
                 vars.union_with(&m2.vars);
                 for guard in guards {
+                    spent.terms += match &guard {
+                        G::True => 0,
+                        G::Pos(_) => 1,
+                        G::Neg(ts) => ts.len(),
+                    };
                     if to == FINAL {
                         into_fin.push(trans.len());
                     }
                     trans.push(Tr { from, guard, vars: vars.clone(), to });
                 }
-                if trans.len() > max_transitions {
+                if trans.len() > max_transitions || spent.terms > MAX_GUARD_TERMS {
                     return Err(TooLarge);
                 }
             }
@@ -145,22 +195,27 @@ pub(super) fn conjunction(a: &Sub, b: &Sub, span: Span, max_transitions: usize) 
     Ok(Sub { n, trans, init: vec![INIT], fin: vec![FINAL], into_fin, spans: vec![span; n as usize] })
 }
 
-/// `g1 ∧ g2` as a disjunction of guards (empty: unsatisfiable), or `None` when it would
-/// expand to more than [`MAX_TERMS_PER_GUARD`] terms.
-fn conjoin(g1: &G, g2: &G) -> Option<Vec<G>> {
-    Some(match (g1, g2) {
+/// `g1 ∧ g2` as a disjunction of guards (empty: unsatisfiable); `Err` when it would
+/// expand to more than [`MAX_TERMS_PER_GUARD`] terms or exceed the product's work bound.
+fn conjoin(g1: &G, g2: &G, spent: &mut Spent) -> Result<Vec<G>, TooLarge> {
+    Ok(match (g1, g2) {
         (G::True, g) | (g, G::True) => vec![g.clone()],
         // ¬(a1 ∨ …) ∧ ¬(b1 ∨ …) = ¬(a1 ∨ … ∨ b1 ∨ …)
         (G::Neg(a), G::Neg(b)) => {
+            if a.len() + b.len() > MAX_TERMS_PER_GUARD {
+                return Err(TooLarge);
+            }
+            spent.work(a.len() + b.len())?;
+            let seen: HashSet<&Term> = a.iter().collect();
             let mut terms = a.clone();
-            terms.extend(b.iter().filter(|t| !a.contains(t)).cloned());
+            terms.extend(b.iter().filter(|t| !seen.contains(t)).cloned());
             vec![G::Neg(terms)]
         }
-        (G::Pos(t), G::Neg(ns)) | (G::Neg(ns), G::Pos(t)) => and_not(t, ns)?.into_iter().map(G::Pos).collect(),
+        (G::Pos(t), G::Neg(ns)) | (G::Neg(ns), G::Pos(t)) => and_not(t, ns, spent)?.into_iter().map(G::Pos).collect(),
         // Two marking moves are never combined; kept total for safety.
         (G::Pos(s), G::Pos(t)) => {
             if s.ty != t.ty {
-                return Some(Vec::new());
+                return Ok(Vec::new());
             }
             let mut m = s.clone();
             t.bits.iter().for_each(|&l| m.insert(l));
@@ -178,32 +233,42 @@ fn conjoin(g1: &G, g2: &G) -> Option<Vec<G>> {
 /// type, `¬n` is the disjunction of the complements of its literals; a partial term that
 /// already contains one of them satisfies `¬n` as it is, and a complement that
 /// contradicts the partial term is left out (when all are, the partial term is dropped).
-fn and_not(t: &Term, ns: &[Term]) -> Option<Vec<Term>> {
+///
+/// The result can have as many terms as the product of the `ni`'s literal counts, so
+/// the expansion stops (`Err`) as soon as one step has more than [`MAX_TERMS_PER_GUARD`]
+/// distinct partial terms, or the product's work bound is reached: never after building
+/// the whole step (whose size is that product).
+fn and_not(t: &Term, ns: &[Term], spent: &mut Spent) -> Result<Vec<Term>, TooLarge> {
     let mut terms = vec![t.clone()];
     for n in ns.iter().filter(|n| n.ty == t.ty) {
         let mut next: Vec<Term> = Vec::new();
+        let mut seen: HashSet<Term> = HashSet::new();
         for cur in terms {
+            spent.work(1)?;
             if n.bits.iter().any(|&l| cur.has(l ^ NEGATED)) {
-                next.push(cur);
-                continue;
-            }
-            for &l in &n.bits {
-                if cur.has(l) {
-                    continue;
+                if seen.insert(cur.clone()) {
+                    next.push(cur);
                 }
-                let mut c = cur.clone();
-                c.insert(l ^ NEGATED);
-                if !next.contains(&c) {
-                    next.push(c);
+            } else {
+                for &l in &n.bits {
+                    if cur.has(l) {
+                        continue;
+                    }
+                    spent.work(1)?;
+                    let mut c = cur.clone();
+                    c.insert(l ^ NEGATED);
+                    if seen.insert(c.clone()) {
+                        next.push(c);
+                    }
                 }
             }
-        }
-        if next.len() > MAX_TERMS_PER_GUARD {
-            return None;
+            if next.len() > MAX_TERMS_PER_GUARD {
+                return Err(TooLarge);
+            }
         }
         terms = next;
     }
-    Some(terms)
+    Ok(terms)
 }
 
 #[cfg(test)]
@@ -212,6 +277,11 @@ mod tests {
 
     fn term(ty: u32, bits: &[u32]) -> Term {
         Term { ty, bits: bits.to_vec() }
+    }
+
+    /// [`super::and_not`] with fresh bounds; `None` when it stops.
+    fn and_not(t: &Term, ns: &[Term]) -> Option<Vec<Term>> {
+        super::and_not(t, ns, &mut Spent::default()).ok()
     }
 
     #[test]
@@ -231,5 +301,28 @@ mod tests {
         assert_eq!(and_not(&term(1, &[NEGATED]), &[term(1, &[0, 1])]), Some(vec![term(1, &[NEGATED])]));
         // B ∧ ¬B = FALSE
         assert_eq!(and_not(&term(1, &[]), &[term(1, &[])]), Some(vec![]));
+    }
+
+    #[test]
+    fn a_wide_expansion_stops_before_it_is_built() {
+        // A ∧ ¬(A[p0..p15]) ∧ ¬(A[p16..p31]) ∧ ¬(A[p32..p47]) ∧ ¬(A[p48..p71]): 16^3 * 24
+        // terms. It stops within the first 4097 terms of the last step.
+        let n = |from: u32, k: u32| term(0, &(from..from + k).collect::<Vec<_>>());
+        let ns = [n(0, 16), n(16, 16), n(32, 16), n(48, 24)];
+        let mut spent = Spent::default();
+        assert!(super::and_not(&term(0, &[]), &ns, &mut spent).is_err());
+        assert!(spent.work < 16 * 16 * 16 + 16 * 16 + 16 + 4 * 4097, "{}", spent.work);
+        // Three of them fit: 16^3 = 4096 terms.
+        assert_eq!(and_not(&term(0, &[]), &ns[..3]).map(|t| t.len()), Some(4096));
+    }
+
+    #[test]
+    fn conjoined_nots_are_bounded_by_their_terms() {
+        // Two NOT guards conjoin to the union of their terms (each term once).
+        let (a, b) = (vec![term(0, &[0]), term(1, &[])], vec![term(1, &[]), term(2, &[])]);
+        let g = conjoin(&G::Neg(a), &G::Neg(b), &mut Spent::default()).ok().unwrap();
+        assert!(matches!(&g[..], [G::Neg(ts)] if ts.len() == 3));
+        let wide = vec![term(0, &[]); MAX_TERMS_PER_GUARD];
+        assert!(conjoin(&G::Neg(wide.clone()), &G::Neg(vec![term(1, &[])]), &mut Spent::default()).is_err());
     }
 }

@@ -196,10 +196,10 @@ impl Runtime {
         now.max(self.state.max_w)
     }
 
-    /// Encodes the partition key of an event into `self.scratch.key_buf`; false when the
-    /// event has no key (docs/language.md#s3-8).
+    /// Encodes the partition key of an event at window coordinate `w` into
+    /// `self.scratch.key_buf`; false when the event has no key (docs/language.md#s3-8).
     #[inline]
-    pub(super) fn encode_key<R: Row + ?Sized>(&mut self, ty: TypeId, row: &R) -> bool {
+    pub(super) fn encode_key<R: Row + ?Sized>(&mut self, ty: TypeId, row: &R, w: i64) -> bool {
         self.scratch.key_buf.clear();
         if !self.config.facts.partitioned {
             return true;
@@ -208,7 +208,16 @@ impl Runtime {
             let (value, declared) = match source {
                 KeySource::Missing => return false,
                 KeySource::Routed(slot) => {
-                    if !route_key(&mut self.scratch, &self.state.partitions, *slot, row.get(*slot)) {
+                    let at = (w, self.threshold(w));
+                    let state = &mut self.state;
+                    if !route_key(
+                        &mut self.scratch,
+                        &state.partitions,
+                        &mut state.route_nan_w,
+                        at,
+                        *slot,
+                        row.get(*slot),
+                    ) {
                         return false;
                     }
                     continue;
@@ -308,19 +317,28 @@ impl Runtime {
 
 /// Appends the routing key of a routed query (docs/language.md#s3-4b) read from `slot`;
 /// false when the event has none, or when it cannot be routed (the error is left in
-/// `scratch.route_error` for the push to report).
+/// `scratch.route_error` for the push to report). `at` is the event's window coordinate
+/// and threshold. A NaN has no key but is a number: it is checked against the held kinds
+/// like a key, and remembered in `nan_w` for the kind checks of the events after it.
 #[inline(never)]
 fn route_key(
     scratch: &mut super::Scratch,
     partitions: &super::Partitions,
+    nan_w: &mut Option<i64>,
+    (w, tau): (i64, i64),
     slot: AttrSlot,
     value: ValueRef<'_>,
 ) -> bool {
+    use super::route_key::{check_kind, encode, Held, NAN_KIND};
     let buf = &mut scratch.key_buf;
     let start = buf.len();
-    let checked = super::route_key::encode(buf, value).and_then(|keyed| {
+    let held = Held { partitions, tau, nan_w: *nan_w };
+    let checked = encode(buf, value).and_then(|keyed| {
         if keyed {
-            super::route_key::check_kind(buf[start], &mut scratch.route_kind, partitions)?;
+            check_kind(buf[start], &mut scratch.route_kind, held)?;
+        } else if matches!(value, ValueRef::Float(f) if f.is_nan()) {
+            check_kind(NAN_KIND, &mut scratch.route_kind, held)?;
+            *nan_w = Some(w);
         }
         Ok(keyed)
     });

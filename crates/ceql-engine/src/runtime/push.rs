@@ -80,7 +80,7 @@ impl Runtime {
             }
             Err((field, msg)) => return Err(EventError::new(position, field, type_name(self).as_deref(), msg)),
         };
-        if !self.encode_key(ty, row) {
+        if !self.encode_key(ty, row, w) {
             if let Some((slot, msg)) = self.scratch.route_error.take() {
                 let field = self.config.layout[slot as usize].clone();
                 return Err(EventError::new(position, field, type_name(self).as_deref(), msg));

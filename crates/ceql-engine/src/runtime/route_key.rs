@@ -6,6 +6,7 @@
 //! refused with an error naming the attribute, never routed approximately.
 
 use super::partition::Partitions;
+use crate::det::DetId;
 use crate::value::ValueRef;
 
 /// Key tags (the first byte of a routed partition's key).
@@ -66,19 +67,49 @@ pub(super) fn encode(buf: &mut Vec<u8>, v: ValueRef<'_>) -> Result<bool, String>
     Ok(true)
 }
 
-/// Checks that a routing key with tag `tag` is of the kind of every routed partition
-/// the evaluation holds (`=` between two kinds is a type error, which routing would
-/// otherwise turn into "not equal"). `known` remembers the kind all held partitions
-/// share (0: not known): it is derived from the partitions, so a restored evaluation
-/// starts without it and finds it again on its first routed event.
+/// The kind of a NaN routing value: it has no key (`=` with it is never TRUE) but it
+/// is a number, and `=` between a number and a string or a boolean is a type error.
+pub(super) const NAN_KIND: u8 = INT;
+
+/// What the kind check compares a routing value with: the partitions the evaluation
+/// holds, and the last NaN routing value (which belongs to no partition).
+pub(super) struct Held<'a> {
+    /// All partitions; those with no event inside the window and no strategy state
+    /// are not held.
+    pub(super) partitions: &'a Partitions,
+    /// Window threshold of the current event: a coordinate below it is outside the
+    /// window (docs/language.md#s3-7).
+    pub(super) tau: i64,
+    /// Window coordinate of the last event whose routing value was NaN, if any.
+    pub(super) nan_w: Option<i64>,
+}
+
+/// Checks that a routing value of kind `kind_of(tag)` (a key's tag, or [`NAN_KIND`])
+/// is of the kind of every routed partition the evaluation holds and of a NaN routing
+/// value still inside the window (`=` between two kinds is a type error, which routing
+/// would otherwise turn into "not equal", docs/language.md#s3-4b). A partition is held
+/// while its last event is inside the window of the current event (coordinate `≥ tau`)
+/// or it keeps strategy state (NEXT/LAST/MAX); one the window has left but that is not
+/// dropped yet (partitions are dropped after an event) counts no more, as the text says.
+/// `known` remembers the kind all held values share (0: not known): it is derived from
+/// the partitions, so a restored evaluation starts without it and finds it again on its
+/// first routed event.
 #[inline]
-pub(super) fn check_kind(tag: u8, known: &mut u8, partitions: &Partitions) -> Result<(), String> {
+pub(super) fn check_kind(tag: u8, known: &mut u8, held: Held<'_>) -> Result<(), String> {
     let k = kind(tag);
     if *known == k {
         return Ok(());
     }
     // Every partition was created past this check, so the held ones share one kind.
-    if let Some(other) = partitions.iter().map(|p| kind(p.key[0])).find(|&o| o != k) {
+    let nan = held.nan_w.filter(|&w| w >= held.tau).map(|_| NAN_KIND);
+    if let Some(other) = held
+        .partitions
+        .iter()
+        .filter(|p| p.last_w >= held.tau || p.virtual_det != DetId::INITIAL)
+        .map(|p| kind(p.key[0]))
+        .chain(nan)
+        .find(|&o| o != k)
+    {
         return Err(format!(
             "cannot compare {} with {}: the routed equality meets values of two kinds while events of the \
              other kind are still inside the window (docs/language.md#s3-4b)",

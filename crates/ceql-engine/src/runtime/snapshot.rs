@@ -18,8 +18,9 @@ const MAGIC: &[u8; 8] = b"CEQLSNAP";
 /// options carry `captures` (with captures on, the nodes' position words carry
 /// capture labels); 7: the attribute values kept for filters between events; the
 /// state ends with the complex events waiting for the deadline of a trailing
-/// absence and the reorder buffer, in that order).
-pub const SNAPSHOT_VERSION: u32 = 7;
+/// absence and the reorder buffer, in that order; 8: the window coordinate of the last NaN
+/// routing value, before the reorder buffer).
+pub const SNAPSHOT_VERSION: u32 = 8;
 
 /// Why a snapshot cannot be restored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,6 +80,8 @@ struct State {
     values: Vec<(u64, Vec<crate::value::Value>)>,
     /// Complex events waiting for their deadline (docs/language.md#s3-3b).
     deadlines: super::deadlines::Deadlines,
+    /// Routed queries: window coordinate of the last NaN routing value (docs/language.md#s3-4b).
+    route_nan_w: Option<i64>,
     /// The reorder buffer (`max_delay`; since version 6). Keep it last.
     reorder: Option<super::reorder::BufferState>,
 }
@@ -130,6 +133,7 @@ impl Runtime {
             evicted,
             values: self.state.values.export(),
             deadlines: self.state.deadlines.clone(),
+            route_nan_w: self.state.route_nan_w,
             reorder: self.state.reorder.as_ref().map(super::reorder::ReorderBuffer::export),
         };
         let mut out = MAGIC.to_vec();
@@ -182,6 +186,7 @@ impl Runtime {
         rt.state.coordinate_marks = state.coordinate_marks.into_iter().collect();
         rt.state.values = crate::residual::ValueStore::import(state.values);
         rt.state.deadlines = state.deadlines;
+        rt.state.route_nan_w = state.route_nan_w;
         rt.state.reorder = state.reorder.map(super::reorder::ReorderBuffer::import);
         if state.arena_base % crate::tecs::CHUNK_NODES as u64 != 0 {
             return Err(SnapshotError("arena base is not chunk-aligned".into()));

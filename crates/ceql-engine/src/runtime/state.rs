@@ -37,6 +37,10 @@ pub(crate) struct State {
     pub(crate) deadlines: super::deadlines::Deadlines,
     /// Events held until the watermark passes them (with `max_delay`).
     pub(crate) reorder: Option<ReorderBuffer>,
+    /// Routed queries: window coordinate of the last event whose routing value was NaN,
+    /// if any. A NaN belongs to no substream, yet `=` between it and a string
+    /// is a type error that routing must still raise (docs/language.md#s3-4b).
+    pub(crate) route_nan_w: Option<i64>,
 }
 
 impl State {
@@ -58,6 +62,7 @@ impl State {
             values: ValueStore::default(),
             deadlines: Default::default(),
             reorder: config.options.max_delay.map(ReorderBuffer::new),
+            route_nan_w: None,
         }
     }
 }
