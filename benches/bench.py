@@ -14,10 +14,19 @@ shuffled within the delay, and the sorted stream without a buffer). ``run_arrow`
 materialises every match, so K3 and K5 (exponential output) run on 10k events.
 The output's row numbers are uint32 (the input is a Table of known length) unless
 ``--position-type uint64`` asks for the 64-bit output; each line names the type.
+The ``and*``/``or*`` rows compare the conjunction of 3 and 5 events with the OR of all their
+orders; the ``deadline_*`` rows run a trailing absence with deadlines on 1M events of 10,000
+keys (``Query.run``, deadlines closed at the end) against the same query without it.
 The ``corr_*`` rows (issue 16's queries 1, 3 and 4 with predicates between events, and an
 aggregate filter ``e[price > avg(b.price)]``, at
 W = 100, 1,000 and 10,000 events) run on the first ``--events`` stock trades, pushed in
 slices within a time budget: the row says how many events were processed and whether all were.
+The ``corr_q2*`` rows (issue 16's query 2, an equality join routed by key, docs/language.md#s3-4b)
+run on a generated LOGIN stream (:func:`login_table`, ``--events`` events, 10,000 users) through
+``Query.run_arrow``: the routed query (``corr_q2``), its ``PARTITION BY [user]`` rewrite
+(``corr_q2_partition``), both without ``country != a.country`` (``corr_q2_eq``,
+``corr_q2_partition_eq``), and the same query written so that it is not routed
+(``corr_q2_unrouted``: the residual test, on the first 5,000 events only).
 ``stock_run_last_measures`` is "the average of the run" as measures under LAST, next to the
 same query without measures (``stock_run_last``).
 """
@@ -64,7 +73,53 @@ def synthetic():
     out["seq2_w100"] = ("SELECT * FROM S WHERE A1 ; A3 WITHIN 100 EVENTS", absent_types, None)
     for w in (100, 10_000):
         out[f"absent_between_w{w}"] = (f"SELECT * FROM S WHERE A1 ; ABSENT(A2) ; A3 WITHIN {w} EVENTS", absent_types, None)
+    # conjunction (docs/language.md#s3-3c) of 3 and 5 events against the OR of all their orders
+    # (6 and 120 sequences): the same matches, which grow as (W/(n+6))^(n-1) per event, so
+    # run_arrow materialises them on 10,000 and 1,000 events
+    for n, limit in ((3, 10_000), (5, 1_000)):
+        out[f"and{n}_w100"], out[f"or{n}_w100"] = conjunction_queries(n, limit)
     return out
+
+
+def conjunction_queries(n, limit):
+    """(``A1 AND ... AND An``, the OR of the n! orders of ``A1 ; ... ; An``), W = 100 events."""
+    import itertools
+
+    types = [f"A{i}" for i in range(1, n + 1)]
+    conj = "SELECT * FROM S WHERE " + " AND ".join(types) + " WITHIN 100 EVENTS"
+    orders = " OR ".join("(" + " ; ".join(p) + ")" for p in itertools.permutations(types))
+    disj = "SELECT * FROM S WHERE " + orders + " WITHIN 100 EVENTS"
+    return (conj, types + noise(), limit), (disj, types + noise(), limit)
+
+
+#: Trailing absence with deadlines (docs/language.md#s3-3b) on 1M events of 10,000 keys, one per
+#: millisecond (ORDER 40%, PAY 20%, X 40%), against the same query without the absence.
+DEADLINES = {
+    "deadline_none_10k_keys": "SELECT * FROM S WHERE ORDER PARTITION BY [id] WITHIN 1 minute",
+    "deadline_10s_10k_keys": "SELECT * FROM S WHERE ORDER ; ABSENT(PAY) FOR 10 seconds PARTITION BY [id] "
+                             "WITHIN 1 minute",
+}
+
+
+def run_deadlines(name, events):
+    """``Query.run`` (deadlines closed at the end) over the keyed stream."""
+    import numpy as np
+    import pyarrow as pa
+
+    import ceql
+
+    n = min(events, 1_000_000)
+    rng = np.random.default_rng(5)
+    types = np.array(["ORDER", "ORDER", "PAY", "X", "X"])[rng.integers(0, 5, n)]
+    table = pa.table({"type": types, "id": rng.integers(0, 10_000, n), "ts": np.arange(n, dtype=np.int64)})
+    q = ceql.compile(DEADLINES[name])
+    best, matches = float("inf"), 0
+    for _ in range(3):
+        t0 = time.perf_counter()
+        matches = len(q.run(table, time_field="ts", time_unit="ms", close_deadlines=True))
+        best = min(best, time.perf_counter() - t0)
+    return {"workload": name, "events": n, "seconds": round(best, 4), "events_per_s": round(n / best),
+            "matches": matches, "peak_rss_mib": round(peak_rss_mib(), 1)}
 
 
 #: The reorder buffer (``max_delay``): name -> delay in ms (None: no buffer, sorted input).
@@ -150,6 +205,59 @@ def correlation_queries():
             for w in (100, 1_000, 10_000)}
 
 
+#: Issue 16's query 2 on the LOGIN stream: name -> (query, events cap or None).
+LOGIN_QUERIES = {
+    "corr_q2": ("SELECT * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[user = a.user AND country != a.country] "
+                "WITHIN 1 hour", None),
+    "corr_q2_partition": ("SELECT * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[country != a.country] "
+                          "PARTITION BY [user] WITHIN 1 hour", None),
+    "corr_q2_eq": ("SELECT * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[user = a.user] WITHIN 1 hour", None),
+    "corr_q2_partition_eq": ("SELECT * FROM S WHERE LOGIN AS a ; LOGIN AS b PARTITION BY [user] WITHIN 1 hour", None),
+    # NOT (user != a.user) is user = a.user (both UNKNOWN on NULL and NaN) but no routing equality:
+    # the residual test, quadratic in the events of the window.
+    "corr_q2_unrouted": ("SELECT * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[NOT (user != a.user) "
+                         "AND country != a.country] WITHIN 1 hour", 5_000),
+}
+
+
+def login_table(n):
+    """The LOGIN stream of query 2 (seeded): ``n`` events of 10,000 users drawn uniformly,
+    100 ms apart on average (uniform gaps of 0 to 199 ms; ``ts`` in milliseconds), each from
+    its user's home country (``user % 5`` of five countries) except 2% from another one. A
+    one-hour window holds about 36,000 events, 3.6 per user. The same distribution as the
+    criterion bench's ``login_stream`` (another generator, so not the same events)."""
+    import numpy as np
+    import pyarrow as pa
+
+    rng = np.random.default_rng(16)
+    users = rng.integers(0, 10_000, n)
+    home = users % 5
+    away = rng.integers(0, 100, n) < 2
+    country = np.where(away, (home + rng.integers(1, 5, n)) % 5, home)
+    ts = np.cumsum(rng.integers(0, 200, n))
+    names = pa.array(["FR", "DE", "US", "JP", "BR"])
+    return pa.table({"type": pa.array(["LOGIN"] * n), "user": pa.array(users, pa.int64()),
+                     "country": pa.DictionaryArray.from_arrays(pa.array(country.astype(np.int8)), names),
+                     "ts": pa.array(ts, pa.int64())})
+
+
+def run_login(name, events):
+    """One ``corr_q2*`` row: ``Query.run_arrow`` over the LOGIN stream, best of 3."""
+    import ceql
+
+    query, cap = LOGIN_QUERIES[name]
+    table = login_table(min(events, cap) if cap else events)
+    q = ceql.compile(query)
+    best, matches = float("inf"), 0
+    for _ in range(3):
+        t0 = time.perf_counter()
+        matches = q.run_arrow(table, time_field="ts", time_unit="ms").num_rows
+        best = min(best, time.perf_counter() - t0)
+    return {"workload": name, "events": table.num_rows, "seconds": round(best, 4),
+            "events_per_s": round(table.num_rows / best), "matches": matches,
+            "routed_by": q.describe()["routed_by"], "peak_rss_mib": round(peak_rss_mib(), 1)}
+
+
 #: Seconds a correlation workload may run: the residual test enumerates the valuations of
 #: the query without its filters between events, exponentially many under ALL with an
 #: iteration, and one event can take longer than any budget. The child pushes one event at a
@@ -218,6 +326,8 @@ def peak_rss_mib():
 
 
 def run_one(name, events, position_type=None):
+    if name in LOGIN_QUERIES:
+        return run_login(name, events)
     if name.startswith("corr_"):
         return run_correlation(name, events, os.environ["CEQL_BENCH_PROGRESS"])
     import numpy as np
@@ -227,6 +337,8 @@ def run_one(name, events, position_type=None):
 
     if name in REORDER:
         return run_reorder(name, events)
+    if name in DEADLINES:
+        return run_deadlines(name, events)
     if name.startswith("stock_"):
         path = stock_path()
         if path is None:
@@ -284,7 +396,9 @@ def main():
     if args.child:
         print(json.dumps(run_one(args.child, args.events, args.position_type)), flush=True)
         return
-    names = list(synthetic()) + CAPTURED + list(stock_queries()) + list(REORDER) + list(correlation_queries())
+    names = (list(synthetic()) + CAPTURED + list(stock_queries()) + list(REORDER) + list(DEADLINES)
+             + list(correlation_queries()))
+    names += list(LOGIN_QUERIES)
     if args.only:
         names = [n for n in names if n in args.only]
     # numpy's OpenBLAS threads spin on the other cores for a while after import;
@@ -294,7 +408,7 @@ def main():
         command = [sys.executable, __file__, "--child", name, "--events", str(args.events)]
         if args.position_type:
             command += ["--position-type", args.position_type]
-        if name.startswith("corr_"):
+        if name.startswith("corr_") and name not in LOGIN_QUERIES:
             import tempfile
 
             with tempfile.TemporaryDirectory() as d:

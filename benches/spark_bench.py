@@ -9,7 +9,10 @@ micro-batches (the fixed overhead, beside a stateless query's), and for
 micro-batches of 10,000 events over 10 and over 10,000 keys (default settings), and
 the floor of any stateful query of that shape (a no-op ``applyInPandasWithState``).
 
-    python benches/spark_bench.py [--events 1000000] [--batch-keys 1000 100000] [--keys 10000] [--master local[2]]
+    python benches/spark_bench.py [--events 1000000] [--batch-keys 1000 100000] [--keys 10000] [--master local[2]] [--extras]
+
+``--extras`` adds batch rows with ``captures=True`` and with a trailing absence (with and
+without ``close_deadlines``: the latter adds a pass over the input for its cutoff).
 
 Prints one line per measurement and the machine's load (``uptime``).
 """
@@ -97,7 +100,14 @@ def timed(label: str, action, repeat: int = 2) -> float:
 QUERY_HEAVY = "SELECT * FROM S WHERE HOT ; WARM+ ; COLD PARTITION BY [sensor] WITHIN 10 seconds"
 
 
-def batch(spark, n: int, keys: int, query: str = QUERY, engine_alone: bool = True, rounds: int = 5) -> None:
+# A trailing absence (docs/spark.md, "Trailing absence"): a HOT with no COLD of its key within 2 s.
+QUERY_ABSENT = ("SELECT * FROM S WHERE (HOT FILTER HOT[temp > 40]) ; ABSENT(COLD FILTER COLD[temp < 10]) FOR 2 seconds "
+                "PARTITION BY [sensor] WITHIN 5 seconds")
+
+
+def batch(spark, n: int, keys: int, query: str = QUERY, engine_alone: bool = True, rounds: int = 5, **options) -> None:
+    """detect against a no-op mapInArrow over the same plan; ``options`` go to
+    ``detect`` (``captures``, ``close_deadlines``)."""
     import pyarrow as pa
     from pyspark.sql import functions as F
 
@@ -107,7 +117,7 @@ def batch(spark, n: int, keys: int, query: str = QUERY, engine_alone: bool = Tru
 
     df = events(spark, n, keys).cache()
     df.count()
-    matches = cs.detect(df, query, time_field="ts", order_field="offset")
+    matches = cs.detect(df, query, time_field="ts", order_field="offset", **options)
     n_matches = matches.count()
 
     # The plan detect runs, up to mapInArrow, without the match_id row hashes:
@@ -130,7 +140,8 @@ def batch(spark, n: int, keys: int, query: str = QUERY, engine_alone: bool = Tru
     for _ in range(rounds):
         t_detect.append(once(lambda: matches.write.format("noop").mode("overwrite").save()))
         t_noop.append(once(lambda: empty.write.format("noop").mode("overwrite").save()))
-    report(f"batch detect   {n:,} events, {keys:,} keys ({n_matches:,} matches)", t_detect)
+    shown = "".join(f", {k}={v}" for k, v in options.items())
+    report(f"batch detect   {n:,} events, {keys:,} keys{shown} ({n_matches:,} matches)", t_detect)
     report("batch no-op mapInArrow over the same repartition + sort", t_noop)
     print(
         f"  => detect / no-op: {min(t_detect) / min(t_noop):.2f}x (best), "
@@ -315,6 +326,8 @@ def main() -> int:
     p.add_argument("--skip-batch", action="store_true")
     p.add_argument("--skip-streaming", action="store_true")
     p.add_argument("--tws", action="store_true", help="also measure transformWithStateInPandas (the alternative design)")
+    p.add_argument("--extras", action="store_true",
+                   help="also measure batch detect with captures=True, and a trailing absence with and without close_deadlines")
     a = p.parse_args()
     print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(), flush=True)
     spark = session(a.master)
@@ -326,6 +339,11 @@ def main() -> int:
         for keys in a.batch_keys:
             batch(spark, a.events, keys, engine_alone=keys == a.batch_keys[0])
         batch(spark, a.events, a.batch_keys[0], QUERY_HEAVY, engine_alone=True)
+    if a.extras:
+        keys = a.batch_keys[0]
+        batch(spark, a.events, keys, QUERY, engine_alone=False, rounds=3, captures=True)
+        batch(spark, a.events, keys, QUERY_ABSENT, engine_alone=False, rounds=3, close_deadlines=True)
+        batch(spark, a.events, keys, QUERY_ABSENT, engine_alone=False, rounds=3)
     if not a.skip_streaming:
         streaming(spark, a.keys)
     if a.tws:

@@ -30,6 +30,12 @@ QUERY_SEQ = (
     "SELECT * FROM S WHERE HOT ; WARM+ ; COLD FILTER HOT[temp > 40] AND COLD[temp < 10] "
     "PARTITION BY [sensor] WITHIN 90 seconds"
 )
+# A trailing absence (docs/language.md#s3-3b): a HOT not followed by a COLD of its sensor
+# within 8 seconds; its matches are reported when time passes their deadline.
+QUERY_ABSENT = (
+    "SELECT * FROM S WHERE (HOT FILTER HOT[temp > 40]) ; ABSENT(COLD FILTER COLD[temp < 10]) FOR 8 seconds "
+    "PARTITION BY [sensor] WITHIN 1 minute"
+)
 T0 = dt.datetime(2024, 3, 1, tzinfo=dt.timezone.utc)
 STREAM_TIMEOUT = 240  # seconds: a hung stream fails the test instead of CI
 
@@ -156,19 +162,22 @@ def micros(t: dt.datetime) -> int:
     return (d.days * 86_400 + d.seconds) * 1_000_000 + d.microseconds
 
 
-def ground_truth(rows: List[Dict[str, Any]], query: str, key: Optional[str] = "sensor") -> List[Row]:
+def ground_truth(rows: List[Dict[str, Any]], query: str, key: Optional[str] = "sensor", *,
+                 close_deadlines: bool = False, captures: bool = False) -> List[Any]:
     """The engine run single-threaded over every event sorted by (time, order):
-    (key, start µs, end µs, offsets of the matched events) per complex event."""
+    (key, start µs, end µs, offsets of the matched events) per complex event, and
+    with ``captures`` the variables of each event (``Match.variables``)."""
     import pyarrow as pa
 
     import ceql
 
     ordered = sorted(rows, key=lambda r: (r["ts"], r["offset"]))
     table = pa.Table.from_pylist(ordered, schema=arrow_schema())
-    out = []
-    for m in ceql.compile(query).run(table, time_field="ts"):
+    out: List[Any] = []
+    for m in ceql.compile(query).run(table, time_field="ts", close_deadlines=close_deadlines, captures=captures):
         k = (ordered[m.end][key],) if key else ()
-        out.append((k, micros(ordered[m.start]["ts"]), micros(ordered[m.end]["ts"]), tuple(ordered[p]["offset"] for p in m.positions)))
+        row = (k, micros(ordered[m.start]["ts"]), micros(ordered[m.end]["ts"]), tuple(ordered[p]["offset"] for p in m.positions))
+        out.append(row + (tuple(tuple(v) for v in m.variables),) if captures else row)
     return out
 
 
@@ -198,13 +207,24 @@ def expected_ids(spark: Any, rows: List[Dict[str, Any]], truth: List[Row], query
     ident = ([F.col("k")] if key else []) + [F.col("us") * 1000, F.col("o")]
     hashed = df.select("k", "o", F.xxhash64(*ident).alias("r0"), F.xxhash64(F.lit(1).cast("long"), *ident).alias("r1")).collect()
     r = {(h["k"] if key else 0, h["o"]): (h["r0"] & _MASK, h["r1"] & _MASK) for h in hashed}
+    def var_seed(name: str, lane: int) -> int:
+        v = hashlib.sha256(b"ceql-variable\x00" + name.encode()).digest()
+        return int.from_bytes(v[8 * lane : 8 * lane + 8], "little")
+
     ids = []
-    for k, _, _, offs in truth:
+    for k, _, _, offs, *rest in truth:
         kk = k[0] if key else 0
+        # With captures (a 5th element: the variables of each event), each data row
+        # enters as fmix(r ^ c), c the sum of fmix(v(x)) over its variables x.
+        labels = rest[0] if rest else None
         # SELECT *, no NOT: the interval's first and last events are the data's
         lanes = []
         for lane in (0, 1):
-            d = sum(_fmix(r[(kk, o)][lane]) for o in offs) & _MASK
+            if labels is None:
+                d = sum(_fmix(r[(kk, o)][lane]) for o in offs) & _MASK
+            else:
+                c = [sum(_fmix(var_seed(x, lane)) for x in xs) & _MASK for xs in labels]
+                d = sum(_fmix(r[(kk, o)][lane] ^ ci) for o, ci in zip(offs, c)) & _MASK
             inner = _fmix(r[(kk, offs[-1])][lane] ^ _fmix(d ^ len(offs)))
             lanes.append(_fmix(seeds[lane] ^ _fmix(r[(kk, offs[0])][lane] ^ inner)))
         ids.append(f"{lanes[0]:016x}{lanes[1]:016x}")
@@ -233,12 +253,12 @@ def assert_same(got: List[Row], truth: List[Row]) -> None:
 
 
 # -- streaming ------------------------------------------------------------------
-def start_stream(spark: Any, source: Path, sink: Path, checkpoint: Path, *, query: str = QUERY, watermark: str = "1 minute", late: str = "drop", buckets: Optional[int] = None, fault: Any = None) -> Any:
+def start_stream(spark: Any, source: Path, sink: Path, checkpoint: Path, *, query: str = QUERY, watermark: str = "1 minute", late: str = "drop", buckets: Optional[int] = None, fault: Any = None, **options: Any) -> Any:
     """File source (one file per micro-batch) -> detect -> parquet sink, availableNow."""
     import ceql.spark as cs
 
     events_df = spark.readStream.schema(spark_schema()).option("maxFilesPerTrigger", 1).parquet(str(source))
-    matches = cs.detect(events_df, query, time_field="ts", order_field="offset", watermark=watermark, late=late, buckets=buckets, _fault=fault)
+    matches = cs.detect(events_df, query, time_field="ts", order_field="offset", watermark=watermark, late=late, buckets=buckets, _fault=fault, **options)
     return (
         matches.writeStream.format("parquet")
         .option("path", str(sink))

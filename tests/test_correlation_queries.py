@@ -86,3 +86,12 @@ def test_issue_query_agrees_with_the_oracle(stock, name):
     s = q.stream()
     streamed = [t for ev in events for t in as_triples(s.push(ev))]
     check_against(streamed, expected.matches(), expected.limit)
+
+
+def test_query_2_is_routed_by_the_ticker():
+    """Query 2's equality is routed by key (docs/language.md#s3-4b): the engine evaluates it as
+    PARTITION BY [name], and only `price != a.price` is tested per valuation; the outputs above
+    are the oracle's, which tests the equality on every valuation."""
+    q = ceql.compile(QUERIES["q2_equality_join"][0])
+    assert q.describe()["routed_by"] == [("S>SELL", "name")]
+    assert "routed by     S>SELL.name" in q.explain()

@@ -66,13 +66,8 @@ def test_describe_names_the_deadline_and_the_query_is_not_split_by_key():
     assert ceql.compile("SELECT * FROM S WHERE A ; B PARTITION BY [id] WITHIN 1 minute").describe()["trailing_absence"] is None
 
 
-def test_spark_refuses_a_trailing_absence_instead_of_losing_its_matches():
-    import pytest
-
-    import ceql.spark as cs
-
-    with pytest.raises(ValueError, match="trailing ABSENT"):
-        cs.detect(object(), QUERY)
+# ceql.spark runs a trailing absence (deadlines on Spark's watermark, closed at the end of a
+# batch): tests/test_spark_absence.py.
 
 
 def test_a_deadline_match_keeps_its_captures():

@@ -15,8 +15,10 @@ import pytest
 import ceql
 import ceql.explain as cx
 
-# Every construct of the language (CEQL has no AND between formulas: docs/language.md#s2-2).
+# Every construct of the language.
 QUERIES = {
+    "and": "SELECT * FROM S WHERE (A ; B) AND C FILTER C[v > 1]",
+    "and_not": "SELECT * FROM S WHERE NOT(B FILTER B[v > 5]) AND B FILTER B[v > 1]",
     "seq": "SELECT * FROM S WHERE A ; B",
     "contiguous": "SELECT * FROM S WHERE A : B",
     "plus": "SELECT * FROM S WHERE A ; B+ ; C",

@@ -18,7 +18,7 @@ RUN = "SELECT a, count(b) AS n FROM S WHERE A AS a ; (B AS b)+ ; C"
 
 
 def test_the_specification_example_two_outputs_with_equal_positions():
-    """§3.5a: three valuations project to [0,3]{0}; two distinct counts make two outputs."""
+    """docs/language.md#s3-5a: three valuations project to [0,3]{0}; two distinct counts make two outputs."""
     ms = ceql.compile(RUN).run(EVENTS)
     assert sorted((m.start, m.end, m.positions, m.measures["n"]) for m in ms) == [(0, 3, (0,), 1), (0, 3, (0,), 2)]
     assert all(list(m.measures) == ["n"] for m in ms)

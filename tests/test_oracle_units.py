@@ -153,7 +153,7 @@ def test_double_literals():
     "   -- nothing",
     "SELECT * FROM S WHERE A ; ; B",
     "SELECT * FROM S WHERE A B",
-    "SELECT * FROM S WHERE A FILTER A[v > 1] AND B",
+    "SELECT * FROM S WHERE A FILTER A[v > 1] AND ;",
     "SELECT * FROM S WHERE A LIMIT 1 SELECT * FROM S WHERE B",
     "SELECT * FROM S WHERE A;",
     "SELECT * FROM S",

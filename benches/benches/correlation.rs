@@ -7,8 +7,15 @@
 //! query 1, 100 events for queries 3 and 4 (beyond about 128 events of this stream a single
 //! event enumerates 2^30 and more valuations; docs/performance.md).
 //!
+//!
+//! Query 2 (an equality join without `PARTITION BY`, routed by key: docs/language.md#s3-4b)
+//! runs on a generated LOGIN stream (`ceql_benches::login::login_stream`): `CEQL_LOGIN_EVENTS` events
+//! (default 200,000), against its hand-written `PARTITION BY [user]` rewrite with and
+//! without the residual `country != a.country`, and the routed query without it.
+//!
 //! `cargo bench -p ceql-benches --bench correlation`
 
+use ceql_benches::login::{login_stream, run_login, LOGIN_QUERIES};
 use ceql_benches::workloads::correlation_queries;
 use ceql_benches::{load_stock, run_batches, stock_path};
 use ceql_engine::MatchBuffer;
@@ -29,6 +36,23 @@ fn correlation(c: &mut Criterion) {
         let prefix = vec![batches[0].slice(0, events.min(batches[0].num_rows()))];
         g.throughput(Throughput::Elements(prefix[0].num_rows() as u64));
         g.bench_function(format!("{name}/full"), |b| b.iter(|| run_batches(&query, &prefix, true, &mut out)));
+    }
+    g.finish();
+}
+
+fn equality_join(c: &mut Criterion) {
+    let n: usize = std::env::var("CEQL_LOGIN_EVENTS").ok().and_then(|v| v.parse().ok()).unwrap_or(200_000);
+    let batch = login_stream(n);
+    let mut out = MatchBuffer::counting();
+    // The routed queries and their rewrites report the same complex events.
+    let counts: Vec<u64> = LOGIN_QUERIES.iter().map(|(_, q)| run_login(q, &batch, &mut out)).collect();
+    assert_eq!(counts[0], counts[1], "query 2 and its PARTITION BY rewrite agree");
+    assert_eq!(counts[2], counts[3], "the equality alone and PARTITION BY agree");
+    let mut g = c.benchmark_group("correlation");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(n as u64));
+    for (name, query) in LOGIN_QUERIES {
+        g.bench_function(format!("{name}/full"), |b| b.iter(|| run_login(query, &batch, &mut out)));
     }
     g.finish();
 }
@@ -74,5 +98,5 @@ fn aggregates(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, correlation, aggregates);
+criterion_group!(benches, correlation, equality_join, aggregates);
 criterion_main!(benches);

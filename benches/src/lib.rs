@@ -2,6 +2,7 @@
 //! paper's experiments (§6): streams of event types drawn uniformly, and a driver
 //! that feeds them to the engine with enumeration on or off.
 
+pub mod login;
 pub mod workloads;
 
 use arrow_array::RecordBatch;

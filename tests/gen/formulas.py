@@ -72,6 +72,12 @@ def _retype(atomic, t):
 
 @st.composite
 def formula(draw, prof: Profile, depth: int, state: dict):
+    if prof.conjunction and depth == prof.max_depth:
+        from .conjunction import conjunction_root  # imports this module
+
+        root = draw(conjunction_root(prof, depth, state))
+        if root is not None:
+            return root
     if prof.absent and depth == prof.max_depth and draw(st.booleans()):
         # half of the absence profile's formulas are an absence at the root
         l = draw(formula(prof, depth - 1, state))
@@ -83,11 +89,13 @@ def formula(draw, prof: Profile, depth: int, state: dict):
         return draw(atom(prof))
     ops = list(prof.ops) + (["FILTER"] * 2 if prof.filters else [])
     op = draw(st.sampled_from(ops))
-    if op in (";", ":", "OR"):
+    if op in (";", ":", "OR", "AND"):
         l = draw(formula(prof, depth - 1, state))
         r = draw(formula(prof, depth - 1, state))
         if op == "OR":
             return ("or", l, r)
+        if op == "AND":
+            return ("and", l, r)
         if op == ";" and prof.absent and draw(st.integers(0, 2)) != 0:
             return ("absent_seq", l, draw(absent_atomic(prof)), r)
         return ("seq", l, r, op == ":")
@@ -139,4 +147,6 @@ def resolve_ill(node, universe, draw, decl=SINGLE_DECL):
     if k == "absent_seq":
         return ("absent_seq", resolve_ill(node[1], universe, draw, decl), node[2],
                 resolve_ill(node[3], universe, draw, decl))
+    if k == "and":
+        return ("and", resolve_ill(node[1], universe, draw, decl), resolve_ill(node[2], universe, draw, decl))
     return ("or", resolve_ill(node[1], universe, draw, decl), resolve_ill(node[2], universe, draw, decl))

@@ -36,6 +36,7 @@ class Profile:
     multi_stream: bool = False  # FROM S1, S2 (SCHEMA_MULTI with a schema) instead of S
     static_error: bool = False  # inject one static error (syntax, names, types, scope) into the query
     absent: bool = False  # `l ; ABSENT(atomic) ; r` (docs/language.md#s3-3a); off: the draws are unchanged
+    conjunction: bool = False  # AND-rooted formulas (gen/conjunction.py, docs/language.md#s3-3c); off: unchanged
 
 
 def prof_decl(prof) -> Dict[str, frozenset]:
@@ -89,6 +90,15 @@ ABSENT = Profile(max_depth=3, absent=True, ops=(";", ";", ";", ":", "OR", "+", "
 # the same formulas, smaller, over longer streams and without the clauses that empty most outputs
 ABSENT_CORE = dataclasses.replace(ABSENT, max_depth=2, max_events=14, windows=(), partition=False, consume=False)
 
+# conjunction `l AND r` with every other feature (tests/test_differential_conjunction.py, gen/conjunction.py)
+CONJUNCTION = Profile(max_depth=3, conjunction=True, ops=(";", ":", "OR", "+", ":+", "AS", "AND", "AND"),
+                      absent=False, not_=True, filters=True, pred_depth=1, projection=True,
+                      windows=("events", "attr", "time"), partition=True, consume=True, limit=True,
+                      other_stream=True, max_events=12)
+# smaller formulas over longer streams, without the clauses that empty most outputs
+CONJUNCTION_CORE = dataclasses.replace(CONJUNCTION, max_depth=2, max_events=12, windows=(), partition=False,
+                                       consume=False)
+
 PROFILES = {
     "core": CORE,
     "filters": FILTERS,
@@ -107,6 +117,8 @@ PROFILES = {
     "static_errors": STATIC_ERRORS,
     "absent": ABSENT,
     "absent_core": ABSENT_CORE,
+    "conjunction": CONJUNCTION,
+    "conjunction_core": CONJUNCTION_CORE,
 }
 
 

@@ -8,7 +8,7 @@ from typing import Optional, Tuple
 from .trees import var_text
 
 POW_POSTFIX = 60  # AS, +, :+
-POW = {"seq;": 50, "seq:": 40, "or": 30, "filter": 20}
+POW = {"seq;": 50, "seq:": 40, "and": 35, "or": 30, "filter": 20}
 INF = 1000
 
 
@@ -75,6 +75,9 @@ def render(node, kw, extra_parens=None) -> Tuple[str, int, Optional[int]]:
     if k == "seq":
         p = POW["seq:" if node[3] else "seq;"]
         op = ":" if node[3] else ";"
+    elif k == "and":
+        p = POW["and"]
+        op = kw("AND")
     else:
         p = POW["or"]
         op = kw("OR")

@@ -18,6 +18,8 @@ def cel_shape(node):
         return ("seq", cel_shape(node[1]), cel_shape(node[2]), node[3])
     if k == "absent_seq":  # `l ; ABSENT(a) ; r` parses as (l ; ABSENT(a)) ; r
         return ("seq", ("seq", cel_shape(node[1]), ("absent", cel_shape(node[2])), False), cel_shape(node[3]), False)
+    if k == "and":
+        return ("and", cel_shape(node[1]), cel_shape(node[2]))
     return ("or", cel_shape(node[1]), cel_shape(node[2]))
 
 
@@ -47,6 +49,8 @@ def oracle_shape(n):
         return ("seq", oracle_shape(n.left), oracle_shape(n.right), n.contiguous)
     if isinstance(n, N.Or):
         return ("or", oracle_shape(n.left), oracle_shape(n.right))
+    if isinstance(n, N.And):
+        return ("and", oracle_shape(n.left), oracle_shape(n.right))
     raise AssertionError(n)
 
 

@@ -2,7 +2,7 @@
 
 ("atom", stream|None, type) | ("not", atomic) | ("as", f, name) | ("plus", f, contiguous)
 | ("filter", f, theta) | ("seq", l, r, contiguous) | ("or", l, r)
-| ("absent_seq", l, atomic, r): `l ; ABSENT(atomic) ; r`
+| ("absent_seq", l, atomic, r): `l ; ABSENT(atomic) ; r` | ("and", l, r): `l AND r`
 theta: ("term", var, pred_text) | ("and", l, r) | ("or", l, r); var: "A" | "x" | ("S", "A")
 """
 
@@ -64,7 +64,7 @@ def as_names(node) -> set:
             out.add(n[2])
         if n[0] in ("not", "as", "plus", "filter"):
             stack.append(n[1])
-        elif n[0] in ("seq", "or"):
+        elif n[0] in ("seq", "or", "and"):
             stack += [n[1], n[2]]
         elif n[0] == "absent_seq":
             stack += [n[1], n[3]]

@@ -52,7 +52,7 @@ def walk_cel(node):
         yield from walk_cel(node.inner)
     elif isinstance(node, (N.As, N.Plus, N.Filter)):
         yield from walk_cel(node.child)
-    elif isinstance(node, (N.Seq, N.Or)):
+    elif isinstance(node, (N.Seq, N.Or, N.And)):
         yield from walk_cel(node.left)
         yield from walk_cel(node.right)
 
@@ -118,7 +118,7 @@ def under_not(node, inside=False):
         out |= under_not(node.inner, True)
     elif isinstance(node, (N.As, N.Plus, N.Filter)):
         out |= under_not(node.child, inside)
-    elif isinstance(node, (N.Seq, N.Or)):
+    elif isinstance(node, (N.Seq, N.Or, N.And)):
         out |= under_not(node.left, inside) | under_not(node.right, inside)
     return out
 
@@ -130,7 +130,7 @@ def atoms_outside_not(node):
         return
     elif isinstance(node, (N.As, N.Plus, N.Filter)):
         yield from atoms_outside_not(node.child)
-    elif isinstance(node, (N.Seq, N.Or)):
+    elif isinstance(node, (N.Seq, N.Or, N.And)):
         yield from atoms_outside_not(node.left)
         yield from atoms_outside_not(node.right)
 
@@ -156,7 +156,7 @@ def is_bindable(ctx, var, node):
         return is_bindable(ctx, var, node.child) or (var == node.name and binds_any(node.child))
     if isinstance(node, (N.Filter, N.Plus)):
         return is_bindable(ctx, var, node.child)
-    if isinstance(node, (N.Seq, N.Or)):
+    if isinstance(node, (N.Seq, N.Or, N.And)):
         return is_bindable(ctx, var, node.left) or is_bindable(ctx, var, node.right)
     raise AssertionError(node)
 
@@ -249,7 +249,7 @@ def check_absent_placement(node):
         _check_chain(seq_chain(node))
     elif isinstance(node, (N.As, N.Plus, N.Filter)):
         check_absent_placement(node.child)
-    elif isinstance(node, (N.Seq, N.Or)):
+    elif isinstance(node, (N.Seq, N.Or, N.And)):
         check_absent_placement(node.left)
         check_absent_placement(node.right)
 

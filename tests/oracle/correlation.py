@@ -128,7 +128,7 @@ def nonempty(node):
         return False
     if isinstance(node, (N.As, N.Filter, N.Plus)):
         return nonempty(node.child)
-    if isinstance(node, N.Seq):
+    if isinstance(node, (N.Seq, N.And)):
         return nonempty(node.left) or nonempty(node.right)
     if isinstance(node, N.Or):
         return nonempty(node.left) and nonempty(node.right)
@@ -147,7 +147,7 @@ def definitely_bound(node):
         return out | {node.name} if nonempty(node.child) else out
     if isinstance(node, (N.Filter, N.Plus)):
         return definitely_bound(node.child)
-    if isinstance(node, N.Seq):
+    if isinstance(node, (N.Seq, N.And)):
         return definitely_bound(node.left) | definitely_bound(node.right)
     if isinstance(node, N.Or):
         return definitely_bound(node.left) & definitely_bound(node.right)

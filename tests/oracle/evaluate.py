@@ -49,7 +49,7 @@ def _binding_events(psi, var, events, accepted, under_as=frozenset()):
         out |= _binding_events(psi.child, var, events, accepted, under_as | {psi.name})
     elif isinstance(psi, (N.Filter, N.Plus)):
         out |= _binding_events(psi.child, var, events, accepted, under_as)
-    elif isinstance(psi, (N.Seq, N.Or)):
+    elif isinstance(psi, (N.Seq, N.Or, N.And)):
         out |= _binding_events(psi.left, var, events, accepted, under_as)
         out |= _binding_events(psi.right, var, events, accepted, under_as)
     return out

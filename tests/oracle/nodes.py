@@ -67,6 +67,13 @@ class Or:
     right: Any
 
 
+@dataclass(eq=False)
+class And:
+    """``left AND right`` (docs/language.md#s3-3c): both, in any order, over distinct events."""
+    left: Any
+    right: Any
+
+
 # ---------------------------------------------------------------- filters
 
 @dataclass(eq=False)
@@ -220,6 +227,8 @@ def show(n):
         return "(%s %s %s)" % (show(n.left), ":" if n.contiguous else ";", show(n.right))
     if isinstance(n, Or):
         return "(%s OR %s)" % (show(n.left), show(n.right))
+    if isinstance(n, And):
+        return "(%s AND %s)" % (show(n.left), show(n.right))
     if isinstance(n, FTerm):
         return "%s[%s]" % (var_name(n.var), show(n.pred))
     if isinstance(n, (FAnd, PAnd)):

@@ -25,7 +25,7 @@ STRATEGIES = ("ALL", "ANY", "NEXT", "LAST", "MAX", "STRICT")
 
 # binding powers (docs/language.md#s2-3)
 POSTFIX_POWER = {"AS": 60, "+": 60, ":+": 60, "FILTER": 20}
-INFIX_POWER = {";": 50, ":": 40, "OR": 30}
+INFIX_POWER = {";": 50, ":": 40, "AND": 35, "OR": 30}
 
 CMP_OPS = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "=": "=", "==": "=", "!=": "!=", "<>": "!="}
 
@@ -265,7 +265,9 @@ class Parser:
         while True:
             t = self.peek()
             op = None
-            if t.kind == "KW" and t.value in ("AS", "FILTER", "OR"):
+            # AND here is the conjunction of formulas (docs/language.md#s3-3c): a filter's AND
+            # was consumed by filter() when a whole filter term followed it
+            if t.kind == "KW" and t.value in ("AS", "FILTER", "OR", "AND"):
                 op = t.value
             elif t.kind == "SYM" and t.value in ("+", ":+", ";", ":"):
                 op = t.value
@@ -286,6 +288,8 @@ class Parser:
                     lhs = N.Seq(lhs, rhs, False)
                 elif op == ":":
                     lhs = N.Seq(lhs, rhs, True)
+                elif op == "AND":
+                    lhs = N.And(lhs, rhs)
                 else:
                     lhs = N.Or(lhs, rhs)
             else:

@@ -86,6 +86,17 @@ class SubstreamSemantics:
             return {v for v in self.sem(node.child) if self.satisfies(v, node.theta)}
         if isinstance(node, N.Or):
             return self.sem(node.left) | self.sem(node.right)
+        if isinstance(node, N.And):
+            # docs/language.md#s3-3c: the union of one valuation of each side whose data are
+            # disjoint (distinct events), over the hull of the two intervals
+            out = set()
+            right = [(v2, data(v2)) for v2 in self.sem(node.right)]
+            for v1 in self.sem(node.left):
+                d1 = data(v1)
+                for v2, d2 in right:
+                    if not d1 & d2:
+                        out.add(Valuation(min(v1.start, v2.start), max(v1.end, v2.end), v1.mu | v2.mu))
+            return out
         if isinstance(node, N.Seq) and not node.contiguous:
             chain = self.chain(node)
             if any(isinstance(e, N.Absent) for e in chain):

@@ -44,6 +44,13 @@ pub struct QueryFacts {
     /// deadlines are passed by events of any partition (docs/language.md#s3-3b).
     /// Distribution layers split such a query by key.
     pub key_independent: bool,
+    /// Equalities between variables routed by key (docs/language.md#s3-4b): for each event
+    /// type with a routing key, `(type, key attribute)`; empty when the query is not
+    /// routed. A routed query's result is the union of its results over the events of
+    /// each routing key under the conditions of `key_independent` (window, consumption,
+    /// trailing absence), so a distribution layer may split the input by these
+    /// attributes (the values normalised as that section says: `1` and `1.0` together).
+    pub routed_by: Vec<(String, String)>,
     /// The deadline `d` of a trailing `ABSENT(...) FOR d`, in nanoseconds
     /// (docs/language.md#s3-3b): its matches are reported when time passes their deadline.
     pub trailing_absence: Option<i64>,
@@ -60,7 +67,8 @@ impl CompiledQuery {
     /// The facts of this query (see [`QueryFacts`]).
     pub fn facts(&self) -> QueryFacts {
         let plan = &self.plan;
-        let partitioned = self.is_partitioned();
+        // `PARTITION BY` as written; a routed query keys its substreams too (`routed_by`).
+        let partitioned = !plan.partition_by.is_empty();
         QueryFacts {
             states: self.cea.num_states,
             transitions: self.cea.num_transitions(),
@@ -77,6 +85,13 @@ impl CompiledQuery {
                 && !matches!(plan.window, WindowPlan::Events(_))
                 && plan.consume != ConsumePolicy::Any
                 && plan.trailing.is_none(),
+            routed_by: plan.routing.as_ref().map_or_else(Vec::new, |r| {
+                r.key_attr
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(t, a)| a.as_ref().map(|a| (plan.schema.type_display(t as u32), a.clone())))
+                    .collect()
+            }),
             trailing_absence: plan.trailing.as_ref().map(|(_, nanos)| *nanos),
             event_types: plan.schema.type_names().into_iter().map(str::to_owned).collect(),
             declared: plan.schema.declared,

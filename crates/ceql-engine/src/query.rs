@@ -31,6 +31,9 @@ pub(crate) enum KeySource {
     Missing,
     /// Open schema: the first of these slots the event has a non-NULL value for.
     FirstPresent(Vec<AttrSlot>),
+    /// The routing key of an equality between variables (docs/language.md#s3-4b): this
+    /// slot's value, normalised so that equal keys are exactly the values `=` finds equal.
+    Routed(AttrSlot),
 }
 
 /// A compiled query.
@@ -180,6 +183,20 @@ impl CompiledQuery {
             .collect();
         let mut keys = keys;
         keys.push(other_keys);
+        // A routed query (docs/language.md#s3-4b): the routing key comes first, so that
+        // the first byte of a partition's key is the kind of its routed value.
+        if let Some(routing) = &plan.routing {
+            for (t, sources) in keys.iter_mut().enumerate() {
+                let attr = routing.key_attr.get(t).and_then(Option::as_ref);
+                let source = match attr {
+                    Some(a) if !schema_def.declared || schema_def.types[t].attr_type(a).is_some() => {
+                        KeySource::Routed(table.slot(a))
+                    }
+                    _ => KeySource::Missing,
+                };
+                sources.insert(0, source);
+            }
+        }
         let window_slot = match &plan.window {
             WindowPlan::Attribute { attr, .. } => Some(table.slot(attr)),
             _ => None,
@@ -245,9 +262,10 @@ impl CompiledQuery {
         self.preds.iter().map(Vec::len).collect()
     }
 
-    /// Whether the query has `PARTITION BY`.
+    /// Whether the evaluation keys its substreams: the query has `PARTITION BY`, or
+    /// routes equalities between variables (docs/language.md#s3-4b).
     pub(crate) fn is_partitioned(&self) -> bool {
-        !self.plan.partition_by.is_empty()
+        !self.plan.partition_by.is_empty() || self.plan.routing.is_some()
     }
 
     /// Key sources of events of type `ty` (`OTHER_TYPE` included).

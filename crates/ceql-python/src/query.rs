@@ -81,6 +81,7 @@ impl NativeQuery {
         d.set_item("trailing_absence", f.trailing_absence)?;
         d.set_item("partitioned", f.partitioned)?;
         d.set_item("key_independent", f.key_independent)?;
+        d.set_item("routed_by", f.routed_by)?;
         d.set_item("event_types", f.event_types)?;
         d.set_item("declared", f.declared)?;
         d.set_item("fingerprint", f.fingerprint)?;

@@ -403,6 +403,28 @@ impl NativeRuntime {
         })
     }
 
+    /// Hands over, as an Arrow batch (the columns of `push_arrow_columnar`, numbered
+    /// from 0), the matches of a trailing absence whose deadline a watermark passed
+    /// (`advance_watermark`, `push_arrow_delayed`'s `watermark_ns`), and with
+    /// `close=True` also every match still waiting (the input is over). Without it
+    /// those matches would wait for the next push: the Spark glue, which builds its
+    /// output from Arrow columns, needs them at the watermark that fired them.
+    #[pyo3(signature = (close=false))]
+    fn take_fired_arrow(&mut self, py: Python<'_>, close: bool) -> PyResult<ArrowBatch> {
+        self.run(py, |this| {
+            if close {
+                this.rt.close_deadlines();
+            }
+            let mut out = MatchBuffer::new();
+            this.rt.take_fired(&mut out);
+            let _ = this.rt.take_emitted_deadlines(); // the Arrow output has no deadline column
+            Ok(ArrowBatch::new(match this.names.as_deref() {
+                Some(names) => out.into_record_batch_with_variables(0, names),
+                None => out.into_record_batch(0),
+            }))
+        })
+    }
+
     /// Matches of a trailing absence waiting for their deadline.
     fn waiting_deadlines(&self) -> usize {
         self.rt.waiting_deadlines()

@@ -368,6 +368,8 @@ pub enum CelKind {
     Contiguous(Box<Cel>, Box<Cel>),
     /// `ψ1 OR ψ2`.
     Or(Box<Cel>, Box<Cel>),
+    /// `ψ1 AND ψ2`: both, in any order, over distinct events (docs/language.md#s3-3c).
+    And(Box<Cel>, Box<Cel>),
     /// `ψ+`.
     Plus(Box<Cel>),
     /// `ψ:+` (contiguous iteration).

@@ -85,6 +85,7 @@ pub fn cel_to_string(c: &Cel) -> String {
         CelKind::Seq(a, b) => format!("({} ; {})", cel_to_string(a), cel_to_string(b)),
         CelKind::Contiguous(a, b) => format!("({} : {})", cel_to_string(a), cel_to_string(b)),
         CelKind::Or(a, b) => format!("({} OR {})", cel_to_string(a), cel_to_string(b)),
+        CelKind::And(a, b) => format!("({} AND {})", cel_to_string(a), cel_to_string(b)),
         CelKind::Plus(inner) => format!("({})+", cel_to_string(inner)),
         CelKind::ContiguousPlus(inner) => format!("({}):+", cel_to_string(inner)),
     }

@@ -130,7 +130,7 @@ pub(crate) fn check_depth(text: &QueryText) -> Result<(), Diagnostic> {
                     stack.push((Node::Cel(x), d));
                     stack.push((Node::Filter(f), d));
                 }
-                CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) => {
+                CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) | CelKind::And(a, b) => {
                     stack.push((Node::Cel(a), d));
                     stack.push((Node::Cel(b), d));
                 }

@@ -130,3 +130,35 @@ fn absent_is_a_contextual_keyword() {
     assert_eq!(w("ABSENT ; absent AS x"), "(ABSENT ; (absent AS x))");
     assert_eq!(w("A FILTER A[absent > 1]"), "(A FILTER A[absent > 1])");
 }
+
+#[test]
+fn conjunction_binds_between_contiguity_and_or() {
+    // docs/language.md#s2-3 and #s3-3c: `;` 50, `:` 40, AND 35, OR 30
+    let w = |f: &str| formula(&format!("SELECT * FROM S WHERE {f}"));
+    assert_eq!(w("A ; B AND C"), "((A ; B) AND C)");
+    assert_eq!(w("A AND B : C"), "(A AND (B : C))");
+    assert_eq!(w("A : B AND C"), "((A : B) AND C)");
+    assert_eq!(w("A AND B OR C"), "((A AND B) OR C)");
+    assert_eq!(w("A OR B AND C"), "(A OR (B AND C))");
+    assert_eq!(w("A AND B AND C"), "((A AND B) AND C)");
+    assert_eq!(w("A AND B AS x"), "(A AND (B AS x))");
+    assert_eq!(w("A and B+"), "(A AND (B)+)");
+}
+
+#[test]
+fn and_after_filter_continues_the_filter_only_before_a_filter_term() {
+    // docs/language.md#s3-3c remark 3
+    let w = |f: &str| formula(&format!("SELECT * FROM S WHERE {f}"));
+    assert_eq!(w("A AND B FILTER A[x > 1] AND B[y > 2]"), "((A AND B) FILTER (A[x > 1] AND B[y > 2]))");
+    assert_eq!(w("A FILTER A[v > 1] AND B"), "((A FILTER A[v > 1]) AND B)");
+    assert_eq!(w("A FILTER A[v > 1] AND (B ; C)"), "((A FILTER A[v > 1]) AND (B ; C))");
+    assert_eq!(w("A FILTER A[v > 1] AND (B)"), "((A FILTER A[v > 1]) AND B)");
+    assert_eq!(w("A FILTER A[v > 1] AND (B[v > 2] OR A[v < 0])"), "(A FILTER (A[v > 1] AND (B[v > 2] OR A[v < 0])))");
+    assert_eq!(w("A FILTER A[v > 1] AND B FILTER B[v > 2]"), "(((A FILTER A[v > 1]) AND B) FILTER B[v > 2])");
+    // AND inside NOT(...) is the filter's: the operand is one atom
+    assert_eq!(w("NOT(A FILTER A[v > 1] AND A[v < 5]) AND B"), "(NOT(A FILTER (A[v > 1] AND A[v < 5])) AND B)");
+    // a dangling AND lists the conjunction among the expected tokens
+    let (code, _, _, message) = error("SELECT * FROM S WHERE A AND");
+    assert_eq!(code, "E0100");
+    assert!(message.contains("event type"), "{message}");
+}

@@ -14,6 +14,7 @@ enum T {
     Filter(Box<T>),
     Seq(Box<T>, Box<T>),
     Cont(Box<T>, Box<T>),
+    And(Box<T>, Box<T>),
     Or(Box<T>, Box<T>),
 }
 
@@ -23,6 +24,7 @@ fn power(t: &T) -> u8 {
         T::As(..) | T::Plus(_) | T::ContPlus(_) => 60,
         T::Seq(..) => 50,
         T::Cont(..) => 40,
+        T::And(..) => 35,
         T::Or(..) => 30,
         T::Filter(_) => 20,
     }
@@ -39,6 +41,7 @@ fn minimal(t: &T) -> String {
         T::Filter(c) => format!("{} FILTER A[v > 1]", wrap(c, 20)),
         T::Seq(a, b) => format!("{} ; {}", wrap(a, 50), wrap(b, 51)),
         T::Cont(a, b) => format!("{} : {}", wrap(a, 40), wrap(b, 41)),
+        T::And(a, b) => format!("{} AND {}", wrap(a, 35), wrap(b, 36)),
         T::Or(a, b) => format!("{} OR {}", wrap(a, 30), wrap(b, 31)),
     }
 }
@@ -53,6 +56,7 @@ fn full(t: &T) -> String {
         T::Filter(c) => format!("({} FILTER A[v > 1])", full(c)),
         T::Seq(a, b) => format!("({} ; {})", full(a), full(b)),
         T::Cont(a, b) => format!("({} : {})", full(a), full(b)),
+        T::And(a, b) => format!("({} AND {})", full(a), full(b)),
         T::Or(a, b) => format!("({} OR {})", full(a), full(b)),
     }
 }
@@ -67,6 +71,7 @@ fn tree() -> impl Strategy<Value = T> {
             inner.clone().prop_map(|c| T::Filter(Box::new(c))),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| T::Seq(Box::new(a), Box::new(b))),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| T::Cont(Box::new(a), Box::new(b))),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| T::And(Box::new(a), Box::new(b))),
             (inner.clone(), inner).prop_map(|(a, b)| T::Or(Box::new(a), Box::new(b))),
         ]
     })

@@ -7,8 +7,8 @@
 ...     time_field="ts", order_field="offset", watermark="30 seconds")
 
 The output has the partition key columns, ``match_id``, ``start_time``,
-``end_time`` and ``events`` (``array<struct<...input columns...>>``); see
-docs/spark.md.
+``end_time`` and ``events`` (``array<struct<...input columns...>>``), and
+``deadline`` for a query ending with ``ABSENT(...) FOR d``; see docs/spark.md.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Callable, Optional, Sequence, Union
 
 from ._executors import CeqlSparkSetupError, check_executors
-from ._output import END, EVENTS, KIND, MATCH_ID, START
+from ._output import DEADLINE, END, EVENTS, KIND, MATCH_ID, START
 
 __all__ = ["detect", "explode_events", "check_executors", "CeqlSparkSetupError", "DEFAULT_BUCKETS"]
 
@@ -38,6 +38,8 @@ def detect(
     buckets: Optional[int] = None,
     schema: Optional[str] = None,
     time_unit: Optional[str] = None,
+    captures: bool = False,
+    close_deadlines: bool = False,
     check: bool = True,
     _fault: Optional[Callable] = None,
 ) -> Any:
@@ -61,6 +63,19 @@ def detect(
     groups the partition keys are hashed into (default :data:`DEFAULT_BUCKETS`),
     fixed for the life of a checkpoint.
 
+    ``captures=True`` reports valuations (docs/language.md#s3-2a): each struct of
+    ``events`` gets ``variables`` (``array<string>``, the variables that captured
+    the event, as ``Match.variables`` gives them), and ``match_id`` hashes them, so
+    two valuations of one complex event are two rows with different ids.
+
+    A query ending with ``ABSENT(...) FOR d`` (docs/language.md#s3-3b) has a
+    ``deadline`` column (``end_time + d``). A stream reports each match in the
+    micro-batch whose watermark passes its deadline. A batch reports, like
+    ``Query.run``, the matches whose deadline the input passes (an event later than
+    it); ``close_deadlines=True`` also reports the others, as
+    ``Query.run(..., close_deadlines=True)`` does and as a stream does once its
+    watermark has passed every deadline. Batch only.
+
     ``check``: first make sure that the executors can import ceql (once per
     session, see :func:`check_executors`).
     """
@@ -76,11 +91,16 @@ def detect(
         raise ValueError(f"late must be 'drop' or 'emit', not {late!r}")
     if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1):
         raise ValueError(f"buckets must be a positive integer, not {buckets!r}")
-    plan = plan_of(query, schema)
+    plan = plan_of(query, schema, captures=bool(captures))
     streaming = bool(df.isStreaming)
+    if streaming and close_deadlines:
+        raise ValueError("close_deadlines=True is for batch input: a stream reports a match once Spark's watermark "
+                         "passes its deadline")
     with_kind = streaming and late == "emit"
+    # A batch that does not close its deadlines keeps those the whole input passes.
+    cutoff = not streaming and plan.deadline_ns is not None and not close_deadlines
     prep = prepare(df, plan, type_field=type_field, time_field=time_field, order_field=order_field,
-                   time_unit=time_unit, with_kind=with_kind)
+                   time_unit=time_unit, with_kind=with_kind, deadline_ns=cutoff)
     if check:
         check_executors(df.sparkSession, cached=True)
     layout = OutputLayout(
@@ -90,6 +110,9 @@ def detect(
         input_columns=list(prep.input_columns),
         schema=to_arrow_schema(prep.output_schema, timezone="UTC"),
         with_kind=with_kind,
+        deadline=prep.deadline,
+        captures=plan.captures,
+        deadline_ns=cutoff,
     )
     if streaming:
         return detect_streaming(plan, prep, layout, watermark=watermark, late=late,
@@ -107,7 +130,7 @@ def explode_events(matches: Any) -> Any:
     match_cols = [c for c in matches.columns if c != EVENTS]
     ev_type = matches.schema[EVENTS].dataType.elementType
     # Key columns are input columns too: they come from the event.
-    own = [c for c in (MATCH_ID, START, END, KIND) if c in match_cols]
+    own = [c for c in (MATCH_ID, START, END, DEADLINE, KIND) if c in match_cols]
     exploded = matches.select(*[F.col(c) for c in own], F.posexplode(EVENTS).alias("event_index", "__ceql_event"))
     taken = set(own) | {"event_index"}
     fields = [

@@ -5,22 +5,32 @@ then ``mapInArrow`` feeding whole Arrow batches to one engine per task, whose ow
 Spark never orders rows by itself; feeding unsorted rows would be a silently wrong
 answer (or a time-went-backwards error), so the sort is part of the plan, not an
 option.
+
+A trailing absence (docs/language.md#s3-3b): each task closes its deadlines at the
+end of its rows, so it reports every match no event of the match's own partition
+cancelled. ``Query.run`` reports only those whose deadline an event of the input,
+of **any** partition, passes; a task sees only some keys, so with
+``close_deadlines=False`` the plan keeps the matches whose deadline is before the
+latest time stamp of the whole input (``cutoff``), which is the same set.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any, Iterator
+from typing import Any, Iterator, Optional
 
 import pyarrow as pa
 
-from ._engine import Engine
+from ._engine import TIME, Engine, compiled
 from ._input import Prepared, check_order_not_null, engine_view, qcol
-from ._output import OutputLayout
+from ._output import DEADLINE_NS, OutputLayout
 from ._plan import QueryPlan
 from ._rows import RetainedRows
 
 log = logging.getLogger("ceql.spark")
+
+#: Column of the one-row DataFrame with the input's latest time stamp.
+CUTOFF = "__ceql_cutoff"
 
 
 def make_task_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout) -> Any:
@@ -43,8 +53,51 @@ def make_task_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout) -> Any:
             if found.num_rows:
                 yield from layout.matches(rows.table(), rows.base, found).to_batches()
             rows.trim(engine.horizon)
+        # The end of the task's rows: every deadline still open is closed (the
+        # cutoff, if any, keeps those the whole input passes).
+        fired = engine.take_fired(close=True)
+        if fired is not None and fired.num_rows:
+            yield from layout.matches(rows.table(), rows.base, fired).to_batches()
 
     return run
+
+
+def reads_stream_fn(plan: QueryPlan) -> Any:
+    """``mapInArrow`` over (stream, latest time) rows: keeps the rows of the streams
+    the query reads. An event of a stream outside ``FROM`` does not pass a deadline
+    (docs/language.md#s3-3b); which streams those are, the engine says: it skips them."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from ceql import _ceql
+
+        q = compiled(plan)
+        for batch in batches:
+            keep = []
+            for stream in batch.column(0).to_pylist():
+                probe = _ceql.NativeRuntime(q._native, time_field=TIME, time_unit_nanos=1)
+                try:
+                    probe.push_arrow(pa.table({"type": pa.array(["\x00probe"]), "stream": pa.array([stream], pa.string()),
+                                               TIME: pa.array([0], pa.int64())}))
+                except Exception:  # only an event the engine reads can fail
+                    pass
+                keep.append(probe.stats()["skipped_streams"] == 0)
+            yield batch.filter(pa.array(keep, pa.bool_())).select([1])
+
+    return run
+
+
+def cutoff_of(plan: QueryPlan, prep: Prepared) -> Any:
+    """A one-row DataFrame: the latest time stamp (ns) of the events that pass
+    deadlines, those of the streams the query reads."""
+    from pyspark.sql import functions as F
+
+    df = prep.df
+    if "stream" in prep.input_columns:
+        latest = df.groupBy(qcol("stream")).agg(F.max(qcol(TIME)).alias(CUTOFF))
+        latest = latest.mapInArrow(reads_stream_fn(plan), f"{CUTOFF} long")
+    else:
+        latest = df.select(qcol(TIME).alias(CUTOFF))
+    return latest.agg(F.max(qcol(CUTOFF)).alias(CUTOFF))
 
 
 def detect_batch(plan: QueryPlan, prep: Prepared, layout: OutputLayout) -> Any:
@@ -61,4 +114,15 @@ def detect_batch(plan: QueryPlan, prep: Prepared, layout: OutputLayout) -> Any:
         )
         log.warning("ceql.spark: %s, so every event goes to one Spark task (no parallelism)", why)
         df = df.repartition(1).sortWithinPartitions(*order)
-    return df.mapInArrow(make_task_fn(plan, prep, layout), prep.output_schema)
+    out = df.mapInArrow(make_task_fn(plan, prep, layout), prep.output_schema)
+    if layout.deadline_ns:
+        out = keep_passed(out, cutoff_of(plan, prep))
+    return out
+
+
+def keep_passed(matches: Any, cutoff: Optional[Any]) -> Any:
+    """The matches whose deadline is before the input's latest time stamp."""
+    from pyspark.sql import functions as F
+
+    joined = matches.crossJoin(F.broadcast(cutoff))
+    return joined.where(qcol(DEADLINE_NS) < qcol(CUTOFF)).drop(DEADLINE_NS, CUTOFF)

@@ -54,7 +54,7 @@ class Engine:
         self.plan = plan
         if native is None:
             native = _ceql.NativeRuntime(compiled(plan)._native, time_field=TIME, time_unit_nanos=1, late_drop=False,
-                                         max_delay=HOLD_UNTIL_WATERMARK if reorder else None)
+                                         max_delay=HOLD_UNTIL_WATERMARK if reorder else None, captures=plan.captures)
         self._rt = native
 
     @classmethod
@@ -67,6 +67,12 @@ class Engine:
             native = _ceql.NativeRuntime.restore(compiled(plan)._native, snapshot)
         except ValueError as e:
             raise CeqlSnapshotError(f"ceql.spark: the state of this stream cannot be restored: {e}", code="SNAPSHOT") from None
+        if native.captures != plan.captures:
+            raise CeqlSnapshotError(
+                f"ceql.spark: this checkpoint was made with captures={native.captures}, not {plan.captures}: "
+                "restart with the same options, or from a new checkpoint",
+                code="SNAPSHOT",
+            )
         return cls(plan, native)
 
     def push(self, rows: pa.Table) -> pa.RecordBatch:
@@ -87,6 +93,14 @@ class Engine:
                 raise RuntimeError(f"ceql.spark: the engine dropped a buffered row (tag {tag})")
             released.append(tag)
         return batch, released
+
+    def take_fired(self, close: bool = False) -> Optional[pa.RecordBatch]:
+        """The matches of a trailing absence whose deadline the last watermark passed
+        (as :meth:`push`); with ``close``, also every match still waiting: the input
+        is over (docs/language.md#s3-3b). None for other queries."""
+        if self.plan.deadline_ns is None:
+            return None
+        return pa.record_batch(self._rt.take_fired_arrow(close))
 
     @property
     def position(self) -> int:

@@ -11,7 +11,7 @@ from ceql._units import TIME_UNITS, time_unit_nanos
 
 from ._engine import TIME
 from ._match_id import H0, H1
-from ._output import END, EVENTS, KIND, MATCH_ID, START
+from ._output import DEADLINE, DEADLINE_NS, END, EVENTS, KIND, MATCH_ID, START, VARIABLES, DeadlineColumn
 from ._plan import QueryPlan
 
 #: Kafka's source columns, taken as time and order when none is named.
@@ -38,6 +38,7 @@ class Prepared:
     order_fields: List[str]
     engine_columns: List[str]  # columns the engine reads, the type column first
     output_schema: Any  # pyspark StructType
+    deadline: Optional[DeadlineColumn] = None  # a trailing absence: how `deadline` is computed
 
     @property
     def sort_columns(self) -> List[str]:
@@ -170,16 +171,38 @@ def key_exprs(df: Any, plan: QueryPlan) -> List[Any]:
     return out
 
 
+def deadline_column(time_type: Any, time_unit: Optional[str], nanos: int) -> Any:
+    """(how, Spark type) of the ``deadline`` column, ``end_time + d``: the time field's
+    type for a timestamp, and for a number of ``time_unit`` when ``d`` is a whole
+    number of units; a double otherwise (``FOR 500 ms`` over a time in seconds)."""
+    from pyspark.sql import types as T
+
+    if isinstance(time_type, (T.TimestampType, T.TimestampNTZType)):
+        return DeadlineColumn(nanos, None), time_type
+    per = time_unit_nanos(time_unit)
+    if isinstance(time_type, (T.ByteType, T.ShortType, T.IntegerType, T.LongType)) and nanos % per == 0:
+        return DeadlineColumn(nanos, per), T.LongType()
+    return DeadlineColumn(nanos, per), T.DoubleType()
+
+
 def prepare(df: Any, plan: QueryPlan, *, type_field: Optional[str], time_field: Optional[str], order_field: Any,
-            time_unit: Optional[str], with_kind: bool) -> Prepared:
-    """Adds the hidden columns and works out the output schema."""
+            time_unit: Optional[str], with_kind: bool, deadline_ns: bool = False) -> Prepared:
+    """Adds the hidden columns and works out the output schema (with ``deadline_ns``,
+    the hidden deadline column of a batch that does not close its deadlines)."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
     input_columns = list(df.columns)
     type_field, time_field, orders = resolve_columns(input_columns, type_field, time_field, order_field)
     keys = key_exprs(df, plan)
+    if plan.captures and VARIABLES in input_columns:
+        raise ValueError(
+            f"captures=True adds a field {VARIABLES!r} to each event of `events`, and the DataFrame has a column of "
+            "that name: rename it"
+        )
     taken = {MATCH_ID, START, END, EVENTS} | ({KIND} if with_kind else set())
+    if plan.deadline_ns is not None:
+        taken.add(DEADLINE)
     for _, name, _ in keys:
         if name in taken:
             raise ValueError(
@@ -202,9 +225,18 @@ def prepare(df: Any, plan: QueryPlan, *, type_field: Optional[str], time_field: 
         T.StructField(START, time_type, True),
         T.StructField(END, time_type, True),
     ]
+    deadline = None
+    if plan.deadline_ns is not None:
+        deadline, deadline_type = deadline_column(time_type, time_unit, plan.deadline_ns)
+        fields.append(T.StructField(DEADLINE, deadline_type, True))
     if with_kind:
         fields.append(T.StructField(KIND, T.StringType(), False))
-    fields.append(T.StructField(EVENTS, T.ArrayType(T.StructType([df.schema[c] for c in input_columns]), False), False))
+    event_fields = [df.schema[c] for c in input_columns]
+    if plan.captures:
+        event_fields.append(T.StructField(VARIABLES, T.ArrayType(T.StringType(), False), True))
+    fields.append(T.StructField(EVENTS, T.ArrayType(T.StructType(event_fields), False), False))
+    if deadline_ns:
+        fields.append(T.StructField(DEADLINE_NS, T.LongType(), False))
     return Prepared(
         df=out,
         input_columns=input_columns,
@@ -215,4 +247,5 @@ def prepare(df: Any, plan: QueryPlan, *, type_field: Optional[str], time_field: 
         order_fields=orders,
         engine_columns=engine_columns,
         output_schema=T.StructType(fields),
+        deadline=deadline,
     )

@@ -16,6 +16,11 @@ integers modulo 2^64; ``fmix`` is MurmurHash3's 64-bit finalizer.
   ``D = sum over p in P of fmix(rL(p))`` and
   ``hL = fmix(qL xor fmix(rL(s) xor fmix(rL(e) xor fmix(D xor n))))``.
 * ``match_id`` is ``h0`` then ``h1``, each as 16 lower-case hex digits.
+* With ``captures=True`` each data row ``p`` enters ``D`` as ``fmix(rL(p) xor
+  cL(p))`` instead, where ``cL(p)`` is the sum of ``fmix(vL(x))`` over the variables
+  ``x`` of ``p`` in the output, and ``v0(x), v1(x)`` are the first 16 bytes of
+  SHA-256("ceql-variable", 0x00, name of ``x``) as two little-endian integers: two
+  valuations of one complex event get different ids.
 
 It depends only on the query and on the values of the events that make the
 complex event, so a replay, another partitioning, a restart or the streaming path
@@ -25,7 +30,8 @@ give the same id.
 from __future__ import annotations
 
 import binascii
-from typing import Tuple
+import hashlib
+from typing import Optional, Sequence, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -59,12 +65,35 @@ def row_hashes(column: pa.ChunkedArray) -> np.ndarray:
     return arr.to_numpy(zero_copy_only=False).astype(np.int64, copy=False).view(np.uint64)
 
 
-def lane(seed: int, r: np.ndarray, starts: np.ndarray, ends: np.ndarray, flat: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+def variable_seeds(name: str) -> Tuple[int, int]:
+    """``v0, v1`` of a variable name (the label part of a ``captures=True`` id)."""
+    digest = hashlib.sha256(b"ceql-variable\x00" + name.encode()).digest()
+    return int.from_bytes(digest[0:8], "little"), int.from_bytes(digest[8:16], "little")
+
+
+def label_hashes(names: Sequence[str], keys: np.ndarray, offsets: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """``c0, c1`` per data row of the output: ``keys`` index ``names`` (the variables
+    of every data row, row ``i`` having ``keys[offsets[i]:offsets[i + 1]]``)."""
+    seeds = np.array([variable_seeds(n) for n in names], dtype=np.uint64).reshape(-1, 2)
+    lanes = []
+    with np.errstate(over="ignore"):
+        for lane_index in (0, 1):
+            per_name = fmix(seeds[:, lane_index]) if len(names) else np.zeros(0, dtype=np.uint64)
+            summed = np.zeros(len(keys) + 1, dtype=np.uint64)
+            np.cumsum(per_name[keys], out=summed[1:])
+            lanes.append(summed[offsets[1:]] - summed[offsets[:-1]])
+    return lanes[0], lanes[1]
+
+
+def lane(seed: int, r: np.ndarray, starts: np.ndarray, ends: np.ndarray, flat: np.ndarray, offsets: np.ndarray,
+         labels: Optional[np.ndarray] = None) -> np.ndarray:
     """``hL`` of every complex event: ``r`` the lane's row hashes, ``starts``/``ends``
-    the interval's row indexes, ``flat``/``offsets`` the data rows (list layout)."""
+    the interval's row indexes, ``flat``/``offsets`` the data rows (list layout),
+    ``labels`` the ``cL`` of each data row (``captures=True``)."""
     with np.errstate(over="ignore"):
         summed = np.zeros(len(flat) + 1, dtype=np.uint64)
-        np.cumsum(fmix(r[flat]), out=summed[1:])
+        data = r[flat] if labels is None else r[flat] ^ labels
+        np.cumsum(fmix(data), out=summed[1:])
         d = summed[offsets[1:]] - summed[offsets[:-1]]
         n = (offsets[1:] - offsets[:-1]).astype(np.uint64)
         inner = fmix(r[ends] ^ fmix(d ^ n))
@@ -84,6 +113,9 @@ def hex_ids(h0: np.ndarray, h1: np.ndarray) -> pa.Array:
 
 
 def match_ids(seeds: Tuple[int, int], r0: np.ndarray, r1: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-              flat: np.ndarray, offsets: np.ndarray) -> pa.Array:
-    """The ``match_id`` column of complex events given by row indexes."""
-    return hex_ids(lane(seeds[0], r0, starts, ends, flat, offsets), lane(seeds[1], r1, starts, ends, flat, offsets))
+              flat: np.ndarray, offsets: np.ndarray,
+              labels: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> pa.Array:
+    """The ``match_id`` column of complex events given by row indexes (with
+    ``labels``, the ``c0, c1`` of each data row: the ids of valuations)."""
+    l0, l1 = labels if labels is not None else (None, None)
+    return hex_ids(lane(seeds[0], r0, starts, ends, flat, offsets, l0), lane(seeds[1], r1, starts, ends, flat, offsets, l1))

@@ -5,15 +5,45 @@ match or per event."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 import pyarrow as pa
 
-from ._match_id import H0, H1, late_seeds, match_ids, row_hashes
+from ._engine import TIME
+from ._match_id import H0, H1, label_hashes, late_seeds, match_ids, row_hashes
 
 #: Output columns besides the partition key columns, in order.
-MATCH_ID, START, END, KIND, EVENTS = "match_id", "start_time", "end_time", "kind", "events"
+MATCH_ID, START, END, DEADLINE, KIND, EVENTS = "match_id", "start_time", "end_time", "deadline", "kind", "events"
+#: The field of each ``events`` struct with the event's variables (``captures=True``).
+VARIABLES = "variables"
+#: Hidden last column of the batch path's output with ``close_deadlines=False``: the
+#: deadline in nanoseconds, compared with the end of the whole input (``_batch``).
+DEADLINE_NS = "__ceql_deadline_ns"
+
+_UNIT_NS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
+
+
+@dataclass(frozen=True)
+class DeadlineColumn:
+    """How the ``deadline`` column (``end_time + d``) is computed, in the type of the
+    time field: a timestamp gets ``d`` truncated to its precision; a number in
+    ``time_unit`` gets ``d`` in that unit (a whole number of units stays an integer,
+    otherwise the column is a double)."""
+
+    nanos: int  # d
+    numeric_unit_ns: Optional[int]  # ns per unit of a numeric time field; None for a timestamp
+
+    def of(self, end_times: pa.Array) -> pa.Array:
+        """The deadlines of matches whose last events have the times ``end_times``."""
+        t = end_times.type
+        if pa.types.is_timestamp(t):
+            ints = end_times.cast(pa.int64()).to_numpy(zero_copy_only=False)
+            return pa.array(ints + self.nanos // _UNIT_NS[t.unit], pa.int64()).cast(t)
+        per = self.numeric_unit_ns or 1
+        if pa.types.is_integer(t) and self.nanos % per == 0:
+            return pa.array(end_times.cast(pa.int64()).to_numpy(zero_copy_only=False) + self.nanos // per, pa.int64())
+        return pa.array(end_times.cast(pa.float64()).to_numpy(zero_copy_only=False) + self.nanos / per, pa.float64())
 
 
 @dataclass(frozen=True)
@@ -26,14 +56,17 @@ class OutputLayout:
     input_columns: List[str]  # user columns, the fields of `events`
     schema: pa.Schema  # Arrow schema of the output
     with_kind: bool
+    deadline: Optional[DeadlineColumn] = None  # a trailing absence: the `deadline` column
+    captures: bool = False  # `events` structs have `variables`; ids hash them
+    deadline_ns: bool = False  # the hidden DEADLINE_NS column (batch, close_deadlines=False)
 
     def empty(self) -> pa.Table:
         return self.schema.empty_table()
 
-    def matches(self, rows: pa.Table, base: int, found: pa.RecordBatch) -> pa.Table:
+    def matches(self, rows: pa.Table, base: int, found: Optional[pa.RecordBatch]) -> pa.Table:
         """Output rows of the engine's matches ``found`` (stream positions);
         ``rows`` holds the rows of positions ``base, base + 1, ...``."""
-        if found.num_rows == 0:
+        if found is None or found.num_rows == 0:
             return self.empty()
         b = np.uint64(base)
         starts = (found.column("start").to_numpy() - b).astype(np.int64)
@@ -44,8 +77,12 @@ class OutputLayout:
         offsets = offsets - offsets[0]
         if len(starts) and starts.min() < 0:
             raise RuntimeError("ceql.spark: a match starts at a row that is no longer retained")
-        ids = match_ids(self.seeds, row_hashes(rows.column(H0)), row_hashes(rows.column(H1)), starts, ends, flat, offsets)
-        return self._assemble(rows, ends, ids, starts, ends, flat, offsets, "match")
+        variables, labels = None, None
+        if self.captures:
+            variables, labels = _variables(found.column(VARIABLES))
+        ids = match_ids(self.seeds, row_hashes(rows.column(H0)), row_hashes(rows.column(H1)), starts, ends, flat, offsets,
+                        labels)
+        return self._assemble(rows, ends, ids, starts, ends, flat, offsets, "match", variables)
 
     def late(self, rows: pa.Table) -> pa.Table:
         """One output row of kind ``late`` per late event (``late="emit"``)."""
@@ -55,26 +92,58 @@ class OutputLayout:
         idx = np.arange(n, dtype=np.int64)
         offsets = np.arange(n + 1, dtype=np.int64)
         ids = match_ids(late_seeds(self.seeds), row_hashes(rows.column(H0)), row_hashes(rows.column(H1)), idx, idx, idx, offsets)
-        return self._assemble(rows, idx, ids, idx, idx, idx, offsets, "late")
+        return self._assemble(rows, idx, ids, idx, idx, idx, offsets, "late", None)
 
     def _assemble(self, rows: pa.Table, key_rows: np.ndarray, ids: pa.Array, starts: np.ndarray, ends: np.ndarray,
-                  flat: np.ndarray, offsets: np.ndarray, kind: str) -> pa.Table:
+                  flat: np.ndarray, offsets: np.ndarray, kind: str, variables: Optional[pa.Array]) -> pa.Table:
         n = len(ids)
         cols: List[pa.Array] = [_take(rows.column(k), key_rows) for k in self.key_hidden]
         cols.append(ids)
         t = rows.column(self.time_field)
         cols.append(_take(t, starts))
-        cols.append(_take(t, ends))
+        end_times = _take(t, ends)
+        cols.append(end_times)
+        if self.deadline is not None:
+            if kind == "match":
+                cols.append(self.deadline.of(end_times))
+            else:  # a late event has no deadline
+                cols.append(pa.nulls(n, self.schema.field(DEADLINE).type))
         if self.with_kind:
             cols.append(pa.array([kind]).take(np.zeros(n, dtype=np.int64)))
         ev_field = self.schema.field(EVENTS)
         struct_type = ev_field.type.value_type
         fields = [_take(rows.column(c), flat) for c in self.input_columns]
+        if self.captures:
+            fields.append(variables if variables is not None else pa.nulls(len(flat), struct_type.field(VARIABLES).type))
         fields = [a if a.type == f.type else a.cast(f.type) for a, f in zip(fields, struct_type)]
         struct = pa.StructArray.from_arrays(fields, fields=list(struct_type))
         cols.append(pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), struct, type=ev_field.type))
+        if self.deadline_ns:
+            ns = _take(rows.column(TIME), ends).to_numpy(zero_copy_only=False)
+            cols.append(pa.array(ns + (self.deadline.nanos if self.deadline else 0), pa.int64()))
         arrays = [c if c.type == f.type else c.cast(f.type) for c, f in zip(cols, self.schema)]
         return pa.Table.from_arrays(arrays, schema=self.schema)
+
+
+def _variables(column: pa.ChunkedArray) -> Tuple[pa.Array, Tuple[np.ndarray, np.ndarray]]:
+    """From the engine's ``variables`` column (per match, per position, the variable
+    names as dictionary strings): the ``variables`` of each data row as
+    ``list<string>``, and the label hashes of each data row (``_match_id``)."""
+    outer = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    inner = outer.flatten()  # one list of names per data row, in the order of `positions`
+    names = inner.flatten()
+    if isinstance(names, pa.ChunkedArray):
+        names = names.combine_chunks()
+    offsets = inner.offsets.to_numpy().astype(np.int64)
+    offsets = offsets - offsets[0]
+    if pa.types.is_dictionary(names.type):
+        dictionary, keys = names.dictionary, names.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    else:  # plain strings: their own dictionary
+        encoded = names.dictionary_encode()
+        dictionary, keys = encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    strings = dictionary.take(pa.array(keys, pa.int64()))
+    listed = pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), strings)
+    return listed, label_hashes(dictionary.to_pylist(), keys, offsets)
 
 
 def _take(column: pa.ChunkedArray, idx: np.ndarray) -> pa.Array:

@@ -27,6 +27,12 @@ class QueryPlan:
     #: The two 64-bit seeds of ``match_id``: the first 16 bytes of
     #: SHA-256(query text, 0x00, schema text), little-endian.
     seeds: Tuple[int, int] = field(repr=False)
+    #: ``d`` of a trailing ``ABSENT(...) FOR d`` in nanoseconds (docs/language.md#s3-3b):
+    #: every match then ends by its deadline, which Spark's watermark (streaming) or
+    #: the end of the input (batch) passes.
+    deadline_ns: Optional[int] = None
+    #: ``detect(..., captures=True)``: outputs are valuations, each event with its variables.
+    captures: bool = False
 
     @property
     def partitioned(self) -> bool:
@@ -39,7 +45,23 @@ def seeds_of(text: str, schema: Optional[str]) -> Tuple[int, int]:
     return int.from_bytes(digest[0:8], "little"), int.from_bytes(digest[8:16], "little")
 
 
-def plan_of(query: Any, schema: Optional[str]) -> QueryPlan:
+def key_independent(d: dict) -> bool:
+    """Whether the glue may split the query by key: the engine's ``key_independent``,
+    or a partitioned trailing absence. The engine calls the latter key-dependent
+    because an event of any partition passes a deadline (docs/language.md#s3-3b), which
+    changes *when* a match is reported, not *whether*: a match is an output iff no
+    event of its own partition cancels it before its deadline. The glue never lets
+    an event of another key decide it: a stream reports a match when Spark's
+    watermark passes its deadline, a batch closes every deadline at the end of a
+    task and keeps those the whole input passes (see ``_batch``)."""
+    if d["key_independent"]:
+        return True
+    # A trailing absence needs a duration window and forbids CONSUME BY (E0304).
+    return d.get("trailing_absence") is not None and bool(d["partitioned"]) and d["window"] == "duration" \
+        and d["consume"] == "NONE"
+
+
+def plan_of(query: Any, schema: Optional[str], captures: bool = False) -> QueryPlan:
     """Compiles (or takes) the query and reads the clauses the glue needs."""
     import ceql
 
@@ -49,15 +71,11 @@ def plan_of(query: Any, schema: Optional[str]) -> QueryPlan:
         text = str(query)
         q = ceql.compile(text, schema)
     d = q.describe()
-    if d.get("trailing_absence") is not None:
-        # Its deadlines are passed by time: in a stream by Spark's watermark, in a batch by
-        # the end of the input; the glue does not hand the engine either yet, and the
-        # matches would be lost or depend on the partitioning.
-        raise ValueError(
-            "ceql.spark does not support a trailing ABSENT(...) FOR yet: its deadlines must be fired by "
-            "Spark's watermark, which the glue does not do yet (run such queries with ceql.Query.run or "
-            "ceql.Query.stream; docs/spark.md)"
-        )
+    if captures:
+        from ceql import _ceql
+
+        # Refused here, on the driver, rather than in every task.
+        _ceql.NativeRuntime(q._native, captures=True)
     if q.measure_names:
         # The output rows have no measure columns yet: dropping them would be a silent loss.
         raise ValueError(
@@ -71,6 +89,8 @@ def plan_of(query: Any, schema: Optional[str]) -> QueryPlan:
         window=d["window"],
         time_based=bool(d["time_based"]),
         attributes=tuple(d["attributes"]),
-        split_by_key=bool(d["key_independent"]),
+        split_by_key=key_independent(d),
         seeds=seeds_of(text, schema),
+        deadline_ns=d.get("trailing_absence"),
+        captures=bool(captures),
     )

@@ -151,6 +151,10 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
             pending = pending.filter(pc.invert(pc.is_in(pending.column(TAG), pa.array(tags, pa.int64()))))
             if found.num_rows:
                 outputs.append(layout.matches(rows.table(), rows.base, found))
+        # A trailing absence: the matches whose deadline the watermark has passed.
+        fired = engine.take_fired()
+        if fired is not None and fired.num_rows:
+            outputs.append(layout.matches(rows.table(), rows.base, fired))
         if pending is not None and not pending.num_rows:
             pending = None
         rows.trim(engine.horizon)

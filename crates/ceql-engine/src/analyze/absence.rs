@@ -78,7 +78,7 @@ fn check_placement(c: &Cel) -> Result<(), Diagnostic> {
         CelKind::Atom(_) | CelKind::Not(_) => Ok(()),
         CelKind::Seq(..) => check_chain(&seq_chain(c)),
         CelKind::As(x, _) | CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => check_placement(x),
-        CelKind::Contiguous(a, b) | CelKind::Or(a, b) => {
+        CelKind::Contiguous(a, b) | CelKind::Or(a, b) | CelKind::And(a, b) => {
             check_placement(a)?;
             check_placement(b)
         }

@@ -138,7 +138,7 @@ fn scan(rc: &mut RCel, top: bool, right: &[BitSet], n_vars: usize, gaps: &mut Ve
         RCel::As(x, _) | RCel::Filter(x, _) | RCel::Plus(x, _) | RCel::ContiguousPlus(x, _) => {
             scan(x, false, &[], n_vars, gaps)
         }
-        RCel::Contiguous(a, b) | RCel::Or(a, b, _) => {
+        RCel::Contiguous(a, b) | RCel::Or(a, b, _) | RCel::And(a, b, _) => {
             scan(a, false, &[], n_vars, gaps)?;
             scan(b, false, &[], n_vars, gaps)
         }
@@ -164,7 +164,11 @@ fn capture_sets(rc: &RCel) -> Vec<BitSet> {
                 walk(x, &inner, out);
             }
             RCel::Filter(x, _) | RCel::Plus(x, _) | RCel::ContiguousPlus(x, _) => walk(x, aliases, out),
-            RCel::Seq(a, b) | RCel::Contiguous(a, b) | RCel::Or(a, b, _) | RCel::SeqAbsent(a, _, b) => {
+            RCel::Seq(a, b)
+            | RCel::Contiguous(a, b)
+            | RCel::Or(a, b, _)
+            | RCel::And(a, b, _)
+            | RCel::SeqAbsent(a, _, b) => {
                 walk(a, aliases, out);
                 walk(b, aliases, out);
             }
@@ -202,7 +206,8 @@ fn ends_marked(rc: &RCel) -> bool {
         RCel::Not(..) => false,
         RCel::As(x, _) | RCel::Filter(x, _) | RCel::Plus(x, _) | RCel::ContiguousPlus(x, _) => ends_marked(x),
         RCel::Seq(_, b) | RCel::Contiguous(_, b) | RCel::SeqAbsent(_, _, b) => ends_marked(b),
-        RCel::Or(a, b, _) => ends_marked(a) && ends_marked(b),
+        // A conjunction ends where the later of its sides ends (docs/language.md#s3-3c).
+        RCel::Or(a, b, _) | RCel::And(a, b, _) => ends_marked(a) && ends_marked(b),
     }
 }
 
@@ -213,6 +218,6 @@ fn starts_marked(rc: &RCel) -> bool {
         RCel::Not(..) => false,
         RCel::As(x, _) | RCel::Filter(x, _) | RCel::Plus(x, _) | RCel::ContiguousPlus(x, _) => starts_marked(x),
         RCel::Seq(a, _) | RCel::Contiguous(a, _) | RCel::SeqAbsent(a, _, _) => starts_marked(a),
-        RCel::Or(a, b, _) => starts_marked(a) && starts_marked(b),
+        RCel::Or(a, b, _) | RCel::And(a, b, _) => starts_marked(a) && starts_marked(b),
     }
 }

@@ -68,7 +68,7 @@ pub(super) fn check_not_filters(c: &Cel) -> Result<(), Diagnostic> {
         CelKind::As(x, _) | CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => {
             check_not_filters(x)
         }
-        CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) => {
+        CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) | CelKind::And(a, b) => {
             check_not_filters(a)?;
             check_not_filters(b)
         }
@@ -291,7 +291,11 @@ fn collect_atoms(c: &RCel, aliases: &BitSet, out: &mut Vec<BitSet>) {
             collect_atoms(x, &inner, out);
         }
         RCel::Filter(x, _) | RCel::Plus(x, _) | RCel::ContiguousPlus(x, _) => collect_atoms(x, aliases, out),
-        RCel::Seq(a, b) | RCel::Contiguous(a, b) | RCel::Or(a, b, _) | RCel::SeqAbsent(a, _, b) => {
+        RCel::Seq(a, b)
+        | RCel::Contiguous(a, b)
+        | RCel::Or(a, b, _)
+        | RCel::And(a, b, _)
+        | RCel::SeqAbsent(a, _, b) => {
             collect_atoms(a, aliases, out);
             collect_atoms(b, aliases, out);
         }
@@ -303,9 +307,11 @@ fn count_atoms(c: &RCel) -> usize {
         RCel::Atom(..) => 1,
         RCel::Not(..) => 0,
         RCel::As(x, _) | RCel::Filter(x, _) | RCel::Plus(x, _) | RCel::ContiguousPlus(x, _) => count_atoms(x),
-        RCel::Seq(a, b) | RCel::Contiguous(a, b) | RCel::Or(a, b, _) | RCel::SeqAbsent(a, _, b) => {
-            count_atoms(a) + count_atoms(b)
-        }
+        RCel::Seq(a, b)
+        | RCel::Contiguous(a, b)
+        | RCel::Or(a, b, _)
+        | RCel::And(a, b, _)
+        | RCel::SeqAbsent(a, _, b) => count_atoms(a) + count_atoms(b),
     }
 }
 
@@ -344,7 +350,8 @@ fn walk(
         }
         (CelKind::Seq(a, b), RCel::Seq(ra, rb))
         | (CelKind::Contiguous(a, b), RCel::Contiguous(ra, rb))
-        | (CelKind::Or(a, b), RCel::Or(ra, rb, _)) => {
+        | (CelKind::Or(a, b), RCel::Or(ra, rb, _))
+        | (CelKind::And(a, b), RCel::And(ra, rb, _)) => {
             walk(a, ra, in_plus, atoms, next_atom, r, out)?;
             walk(b, rb, in_plus, atoms, next_atom, r, out)
         }

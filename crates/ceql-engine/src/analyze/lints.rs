@@ -1,5 +1,5 @@
 //! Safety lint W0401 (docs/language.md#s4-3): an `AS` name that may capture events on both
-//! sides of `;` or `:`. In CEQL this is meaningful (the variable then holds both
+//! sides of `;`, `:` or `AND` (whose sides capture distinct events, docs/language.md#s3-3c). In CEQL this is meaningful (the variable then holds both
 //! events), so it is only a warning and never changes the formula.
 
 use ceql_syntax::ast::{Cel, CelKind, Ident};
@@ -16,13 +16,14 @@ pub(super) fn safety(c: &Cel, warnings: &mut Vec<Diagnostic>) {
 /// every sequencing inside `c` whose sides share one.
 fn vdef_plus<'a>(c: &'a Cel, warnings: &mut Vec<Diagnostic>) -> Vec<&'a Ident> {
     match &c.kind {
-        CelKind::Seq(a, b) | CelKind::Contiguous(a, b) => {
+        CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::And(a, b) => {
+            let what = if matches!(c.kind, CelKind::And(..)) { "conjunction" } else { "sequence" };
             let mut left = vdef_plus(a, warnings);
             let right = vdef_plus(b, warnings);
             for x in &right {
                 if left.iter().any(|l| l.name == x.name) {
                     warnings.push(
-                        Diagnostic::warning("W0401", format!("`{}` may capture events on both sides of the sequence", x.name), x.span)
+                        Diagnostic::warning("W0401", format!("`{}` may capture events on both sides of the {what}", x.name), x.span)
                             .with_label(
                                 "it will hold the events of both sides; after distributing OR some alternatives may still be safe",
                             ),

@@ -9,11 +9,13 @@ mod correlated_absence;
 mod correlation;
 mod lints;
 mod names;
+mod routing;
 mod scope;
 mod typing;
 
 pub(crate) use correlation::MeasurePlan;
 pub(crate) use names::validate_declarations;
+pub use routing::Routing;
 
 use crate::bitset::BitSet;
 use crate::schema::{Schema, StreamId, TypeId};
@@ -131,6 +133,9 @@ pub enum RCel {
     Contiguous(Box<RCel>, Box<RCel>),
     /// `ψ1 OR ψ2`.
     Or(Box<RCel>, Box<RCel>, Span),
+    /// `ψ1 AND ψ2` (docs/language.md#s3-3c): compiled to the product of the two automata;
+    /// the span names the product's states.
+    And(Box<RCel>, Box<RCel>, Span),
     /// `ψ+`.
     Plus(Box<RCel>, Span),
     /// `ψ:+`.
@@ -223,6 +228,9 @@ pub struct Plan {
     pub warnings: Vec<Diagnostic>,
     /// Filter conjuncts that read other events (docs/design/correlation.md, section 3.2).
     pub residuals: Vec<correlation::ResidualFilter>,
+    /// Equalities between variables evaluated by routing events by key
+    /// (docs/language.md#s3-4b), when the query is routed.
+    pub routing: Option<Routing>,
     /// The measures of the `SELECT` list (docs/language.md#s3-5a).
     pub measures: Vec<correlation::MeasurePlan>,
     /// Absences whose filters read the match, tested per valuation (docs/language.md#s3-3a).
@@ -272,6 +280,8 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
     scope::check_well_formed(query, &resolved)?;
     let mut resolved = resolved;
     let mut pattern = std::mem::replace(&mut resolved.pattern, RCel::Not(Vec::new(), Vec::new(), Span::default()));
+    // Routed equalities leave the filters first: they are not residual tests.
+    let routing = routing::plan_routing(query, &mut pattern, &resolved);
     let (residuals, gaps) = correlation::plan_residuals(query, &mut pattern, &resolved)?;
     resolved.pattern = pattern;
     // Strategies: CORE C++ compatibility evaluates them as ALL.
@@ -332,6 +342,7 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
         limit,
         warnings,
         residuals,
+        routing,
         measures,
         gaps,
     })

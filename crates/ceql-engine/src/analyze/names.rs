@@ -119,7 +119,7 @@ fn collect_qualifiers(query: &ast::Query, out: &mut BTreeSet<String>) {
                 filter(f, out);
             }
             CelKind::As(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => cel(x, out),
-            CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) => {
+            CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) | CelKind::And(a, b) => {
                 cel(a, out);
                 cel(b, out);
             }
@@ -147,7 +147,7 @@ fn collect_atom_names(c: &Cel, out: &mut BTreeSet<String>) {
         CelKind::As(x, _) | CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => {
             collect_atom_names(x, out)
         }
-        CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) => {
+        CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) | CelKind::And(a, b) => {
             collect_atom_names(a, out);
             collect_atom_names(b, out);
         }
@@ -271,7 +271,7 @@ fn collect_aliases(c: &Cel) -> Vec<(String, Span)> {
                 }
             }
             CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => go(x, out),
-            CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) => {
+            CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) | CelKind::And(a, b) => {
                 go(a, out);
                 go(b, out);
             }
@@ -326,6 +326,7 @@ impl Resolver<'_> {
             CelKind::Absent(..) => unreachable!("check_placement keeps ABSENT inside `;` chains"),
             CelKind::Contiguous(a, b) => RCel::Contiguous(Box::new(self.cel(a)?), Box::new(self.cel(b)?)),
             CelKind::Or(a, b) => RCel::Or(Box::new(self.cel(a)?), Box::new(self.cel(b)?), c.span),
+            CelKind::And(a, b) => RCel::And(Box::new(self.cel(a)?), Box::new(self.cel(b)?), c.span),
             CelKind::Plus(x) => RCel::Plus(Box::new(self.cel(x)?), c.span),
             CelKind::ContiguousPlus(x) => RCel::ContiguousPlus(Box::new(self.cel(x)?), c.span),
         })
@@ -498,7 +499,7 @@ fn capturable_types(pattern: &Cel, schema: &Schema, vars: &Variables) -> Vec<Vec
             CelKind::As(x, _) | CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => {
                 atoms_outside_not(x, schema, acc)
             }
-            CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) => {
+            CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) | CelKind::And(a, b) => {
                 atoms_outside_not(a, schema, acc);
                 atoms_outside_not(b, schema, acc);
             }
@@ -515,7 +516,7 @@ fn capturable_types(pattern: &Cel, schema: &Schema, vars: &Variables) -> Vec<Vec
                 aliases(x, schema, vars, out);
             }
             CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => aliases(x, schema, vars, out),
-            CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) => {
+            CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) | CelKind::And(a, b) => {
                 aliases(a, schema, vars, out);
                 aliases(b, schema, vars, out);
             }

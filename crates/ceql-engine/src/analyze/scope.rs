@@ -96,7 +96,8 @@ fn bindable(c: &Cel, r: &Resolved) -> Result<Bound, Diagnostic> {
             }
             s
         }
-        CelKind::Contiguous(a, b) => {
+        // Every valuation of a conjunction holds one valuation of each side.
+        CelKind::Contiguous(a, b) | CelKind::And(a, b) => {
             let (mut s, t) = (bindable(a, r)?, bindable(b, r)?);
             s.bindable.union_with(&t.bindable);
             s.definite.union_with(&t.definite);

@@ -30,7 +30,7 @@ pub(crate) fn for_each_filter_term<'a>(c: &'a Cel, f: &mut dyn FnMut(Span, &'a P
             filter(fl, f);
         }
         CelKind::As(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => for_each_filter_term(x, f),
-        CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) => {
+        CelKind::Seq(a, b) | CelKind::Contiguous(a, b) | CelKind::Or(a, b) | CelKind::And(a, b) => {
             for_each_filter_term(a, f);
             for_each_filter_term(b, f);
         }

@@ -6,7 +6,7 @@
 //! conjoins `P` to the guard of every transition of `ψ` that binds `x`, and
 //! `FILTER θ1 OR θ2` duplicates `ψ` (docs/language.md#s5-1).
 
-use super::{Cea, Guard, StateId, Term, Transition};
+use super::{product, Cea, Guard, StateId, Term, Transition};
 use crate::analyze::{AtomEdge, Plan, Projection, RCel, RFilter, VarId};
 use crate::bitset::BitSet;
 use crate::predicate::{compile_pred, AttrResolver, AttrSlot, PredIr, Regexes};
@@ -83,36 +83,37 @@ impl AttrResolver for Resolver<'_> {
     }
 }
 
-/// A transition guard while building: `TRUE`, one positive term, or a negated
-/// disjunction of terms (`NOT`).
+/// A transition guard while building: `TRUE`, one term (an atom's, with negative
+/// literals in a conjunction's product), or a negated disjunction of terms (`NOT`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum G {
+pub(super) enum G {
     True,
     Pos(Term),
     Neg(Vec<Term>),
 }
 
+/// A transition `(from, guard, vars, to)` while building.
 #[derive(Clone, Debug)]
-struct Tr {
-    from: u32,
-    guard: G,
-    vars: BitSet,
-    to: u32,
+pub(super) struct Tr {
+    pub(super) from: u32,
+    pub(super) guard: G,
+    pub(super) vars: BitSet,
+    pub(super) to: u32,
 }
 
 /// A sub-automaton with local state numbers `0..n`.
 #[derive(Clone, Debug)]
-struct Sub {
-    n: u32,
-    trans: Vec<Tr>,
-    init: Vec<u32>,
-    fin: Vec<u32>,
+pub(super) struct Sub {
+    pub(super) n: u32,
+    pub(super) trans: Vec<Tr>,
+    pub(super) init: Vec<u32>,
+    pub(super) fin: Vec<u32>,
     /// Indices in `trans` of the transitions that enter a state of `fin`: the
     /// constructions copy exactly these, and finding them without a scan keeps a
     /// chain of n operators linear in n instead of quadratic.
-    into_fin: Vec<usize>,
+    pub(super) into_fin: Vec<usize>,
     /// Per local state, the span of the construct that created it.
-    spans: Vec<Span>,
+    pub(super) spans: Vec<Span>,
 }
 
 impl Sub {
@@ -175,6 +176,15 @@ impl Builder<'_> {
         .with_label("each `FILTER ... OR ...` duplicates the formula it filters; use one predicate with OR inside")
     }
 
+    fn too_large_and(&self, span: Span) -> Diagnostic {
+        Diagnostic::error(
+            "E0102",
+            format!("the conjunction's product automaton would have more than {MAX_TRANSITIONS} transitions"),
+            span,
+        )
+        .with_label("its size is the product of its sides' sizes; nest fewer conjunctions of large patterns")
+    }
+
     fn sub_unchecked(&mut self, c: &RCel) -> Result<Sub, Diagnostic> {
         Ok(match c {
             RCel::Atom(edges, span) => atom(edges, *span),
@@ -220,6 +230,10 @@ impl Builder<'_> {
                 self.sequence(a, b, Some(G::Neg(terms)))?
             }
             RCel::Contiguous(a, b) => self.sequence(a, b, None)?,
+            RCel::And(a, b, span) => {
+                let (a, b) = (self.sub(a)?, self.sub(b)?);
+                product::conjunction(&a, &b, *span, MAX_TRANSITIONS).map_err(|_| self.too_large_and(*span))?
+            }
             // An iteration of an iteration is the outer one (`(ψ+)+ = ψ+`, and
             // `(ψ:+):+ = ψ:+`; any other mix is `ψ+`): building each level would
             // copy the body's final-entering transitions again, quadratically
@@ -298,10 +312,10 @@ impl Builder<'_> {
                 let G::Pos(term) = &mut t.guard else {
                     unreachable!("only atom transitions bind variables, and their guards are positive")
                 };
+                // A term of a conjunction's product may require this bit to be 0: it then
+                // becomes unsatisfiable, and `build_cea` drops the transition.
                 let bit = self.preds.bit(self.schema, self.regexes, term.ty, pred)?;
-                if let Err(i) = term.bits.binary_search(&bit) {
-                    term.bits.insert(i, bit);
-                }
+                term.insert(bit);
             }
         }
         Ok(s)
@@ -333,6 +347,11 @@ fn innermost_iteration(mut c: &RCel) -> (&RCel, bool) {
             body => return (body, contiguous),
         }
     }
+}
+
+/// Per local state of `s`, whether it can reach a final state of `s`.
+pub(super) fn coreachable(s: &Sub) -> Vec<bool> {
+    closure(s.n as usize, &s.fin, &s.trans, |t| (t.to, t.from))
 }
 
 fn atom(edges: &[AtomEdge], span: Span) -> Sub {
@@ -392,6 +411,8 @@ pub fn build_cea(plan: &Plan) -> Result<(Cea, PredTable), Diagnostic> {
     let is_final = membership(n, &s.fin);
     let s_spans = s.spans;
     let mut trans = s.trans;
+    // A filter pushed onto a conjunction's product can contradict a negative literal.
+    trans.retain(|t| !matches!(&t.guard, G::Pos(term) if !term.is_satisfiable()));
     let starts: Vec<Tr> =
         trans.iter().filter(|t| is_init[t.from as usize]).map(|t| Tr { from: q0, ..t.clone() }).collect();
     trans.extend(starts);

@@ -116,3 +116,53 @@ fn nested_absences_satisfy_the_invariants() {
         check_invariants(&q(&format!("SELECT * FROM S WHERE {f}")));
     }
 }
+
+#[test]
+fn conjunction_of_two_events_is_the_four_state_product() {
+    // q0, A seen, B seen, both (docs/language.md#s5-4, product): A then B, or B then A,
+    // with a TRUE loop on each half-way state, and no transition marking both at once.
+    let c = q("SELECT * FROM S WHERE A AND B");
+    check_invariants(&c);
+    assert_eq!(c.cea.num_states, 4);
+    assert_eq!(c.cea.num_transitions(), 6);
+    let var = |t: &str| c.plan.variables.find(&crate::analyze::VarKind::Type(t.into())).unwrap();
+    let (a, b) = (var("A"), var("B"));
+    assert!(c.cea.out.iter().flatten().all(|t| !(t.vars.contains(a) && t.vars.contains(b))), "one event, one side");
+}
+
+#[test]
+fn conjunction_of_n_events_has_2_to_the_n_states() {
+    for (n, f) in [(3, "A AND B AND C"), (4, "A AND B AND C AND D"), (5, "A AND B AND C AND D AND E")] {
+        let c = q(&format!("SELECT * FROM S WHERE {f}"));
+        check_invariants(&c);
+        assert_eq!(c.cea.num_states, 1 << n, "{f}");
+    }
+}
+
+#[test]
+fn conjunction_shapes_satisfy_the_invariants() {
+    for f in [
+        "(A AND B)+",
+        "(A AND B):+",
+        "A : (B AND C)",
+        "(A AND B) : C",
+        "(A ; B) AND (C ; D) AND E",
+        "(A ; ABSENT(B) ; C) AND B",
+        "NOT(B) AND C",
+        "(A AND B+) ; C",
+        "(A AS x AND A AS y) FILTER x[v > 1]",
+        "(A OR B) AND (A FILTER A[v > 1] OR A[v < 0])",
+    ] {
+        check_invariants(&q(&format!("SELECT * FROM S WHERE {f}")));
+    }
+}
+
+#[test]
+fn a_term_and_a_not_of_its_type_conjoin_with_a_negative_literal() {
+    // NOT(B FILTER B[v > 5]) AND B FILTER B[v > 1]: one B event may be both the non-(B[v>5])
+    // of the left side and the B[v > 1] of the right one: B[v > 1 ∧ ¬(v > 5)].
+    let c = q("SELECT * FROM S WHERE NOT(B FILTER B[v > 5]) AND B FILTER B[v > 1]");
+    check_invariants(&c);
+    let neg = c.cea.guards.iter().flat_map(|g| &g.terms).filter(|t| t.bits.iter().any(|&l| l & super::NEGATED != 0));
+    assert!(neg.count() > 0, "{:?}", c.cea.guards);
+}

@@ -6,9 +6,10 @@ mod build;
 mod construction_tests;
 mod guard;
 mod labels;
+mod product;
 
 pub use build::{build_cea, PredTable};
-pub use guard::{Guard, Term};
+pub use guard::{Guard, Term, NEGATED};
 pub use labels::{assign_labels, CaptureLabels, LABEL_SHIFT, MAX_LABELS, POSITION_MASK};
 
 use crate::bitset::BitSet;

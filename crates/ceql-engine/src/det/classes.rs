@@ -6,8 +6,30 @@ use crate::bitset;
 use crate::schema::TypeId;
 use std::collections::HashMap;
 
-/// Dense id of an event class.
-pub type ClassId = u32;
+/// Dense id of an event class: the column of the cache's transition rows. Ids
+/// are issued in the order classes are met and start again from 0 at each cache
+/// clear, so a class id only lives for the event it was computed for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(transparent)]
+pub struct ClassId(u32);
+
+impl ClassId {
+    /// In the dense tables only: no class interned for this bit pattern yet.
+    const NONE: ClassId = ClassId(u32::MAX);
+
+    /// The class's column in the transition rows.
+    #[inline(always)]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The `i`-th class met since the last clear.
+    #[inline(always)]
+    pub(crate) fn from_index(i: usize) -> ClassId {
+        debug_assert!(i < ClassId::NONE.0 as usize, "class ids stay below the sentinel");
+        ClassId(i as u32)
+    }
+}
 
 /// Type id used for events whose type the query does not know (they only occupy
 /// their position; only `TRUE` and `NOT` guards accept them).
@@ -15,7 +37,6 @@ pub const OTHER_TYPE: TypeId = u32::MAX;
 
 /// Types with at most this many predicates use a direct-indexed table.
 const DENSE_BITS: usize = 10;
-const NONE: ClassId = u32::MAX;
 
 /// Interned classes.
 #[derive(Clone, Debug)]
@@ -38,7 +59,8 @@ impl ClassTable {
         let mut preds = preds_per_type.to_vec();
         preds.push(0); // OTHER_TYPE
         let words = preds.iter().map(|&m| bitset::words_for(m)).collect();
-        let dense = preds.iter().map(|&m| if m <= DENSE_BITS { vec![NONE; 1 << m] } else { Vec::new() }).collect();
+        let dense =
+            preds.iter().map(|&m| if m <= DENSE_BITS { vec![ClassId::NONE; 1 << m] } else { Vec::new() }).collect();
         ClassTable { words, preds, info: Vec::new(), bits: Vec::new(), dense, sparse: HashMap::default() }
     }
 
@@ -65,7 +87,7 @@ impl ClassTable {
         if self.preds[ti] <= DENSE_BITS {
             let key = bits.first().copied().unwrap_or(0) as usize;
             let id = self.dense[ti][key];
-            if id != NONE {
+            if id != ClassId::NONE {
                 return (id, false);
             }
             let id = self.push(ty, bits);
@@ -83,12 +105,12 @@ impl ClassTable {
     fn push(&mut self, ty: TypeId, bits: &[u64]) -> ClassId {
         self.info.push((ty, self.bits.len() as u32));
         self.bits.extend_from_slice(bits);
-        (self.info.len() - 1) as ClassId
+        ClassId::from_index(self.info.len() - 1)
     }
 
     /// Type and predicate bits of a class.
     pub fn get(&self, c: ClassId) -> (TypeId, &[u64]) {
-        let (ty, off) = self.info[c as usize];
+        let (ty, off) = self.info[c.index()];
         let w = self.words_of(ty);
         (ty, &self.bits[off as usize..off as usize + w])
     }
@@ -112,7 +134,7 @@ impl ClassTable {
         self.info.clear();
         self.bits.clear();
         for d in &mut self.dense {
-            d.iter_mut().for_each(|c| *c = NONE);
+            d.iter_mut().for_each(|c| *c = ClassId::NONE);
         }
         self.sparse.clear();
     }

@@ -11,11 +11,13 @@
 //! duplicate-free and Algorithm 1 runs unchanged for every strategy.
 
 mod classes;
+mod ids;
 mod movers;
 mod preorder;
 pub mod strategy;
 
 pub use classes::{ClassId, ClassTable, OTHER_TYPE};
+pub use ids::{DetId, ListId, Succ};
 pub use strategy::StrategyKind;
 
 use crate::bitset;
@@ -25,25 +27,6 @@ use preorder::Preorders;
 use std::collections::HashMap;
 use std::sync::Arc;
 use strategy::Scratch;
-
-/// Id of an interned det-state. Id 0 is always the initial (virtual) det-state.
-pub type DetId = u32;
-/// No successor.
-pub const DEAD: DetId = u32::MAX;
-/// The initial det-state: the virtual run that has not started (`{q0}`).
-pub const INITIAL: DetId = 0;
-const UNKNOWN: DetId = u32::MAX - 1;
-
-/// Successors of a det-state on a class: slot 0 is reached by output-marking
-/// transitions, slots 1 and 2 by non-marking ones; for the virtual det-state, slots
-/// 0–2 are the runs that start at this event and slot 3 is its own next det-state.
-///
-/// With captures on ([`DetCache::set_captures`]), slot 0 is not a det-state but
-/// the id of a list of `(label, det-state)` pairs, one per capture label
-/// ([`DetCache::marked_list`]); `DEAD` still means none.
-pub type Succ = [DetId; 4];
-
-const UNKNOWN_SUCC: Succ = [UNKNOWN, DEAD, DEAD, DEAD];
 
 /// Classes per transition row until more are met.
 const INITIAL_STRIDE: usize = 8;
@@ -114,16 +97,18 @@ pub struct DetCache {
     clears_in_burst: u32,
     burst_start_event: u64,
     scratch: Scratch,
-    out: [Vec<u64>; 4],
-    /// (det-states, classes, stride) at the last budget check.
-    checked: (usize, usize, usize),
+    out: strategy::SuccessorKeys,
+    /// Det-states, classes or row width were added since the last budget check
+    /// (or the cache was cleared): only then is the size recomputed. One flag
+    /// instead of comparing three counts on every event.
+    grown: bool,
     /// Per class, the det-states that do not stay put (see `movers.rs`).
     movers: movers::MoverMasks,
     /// Split marked successors by capture label (docs/language.md#s5-6).
     captures: bool,
     /// Marked successors of the last computation, per label.
     marked_out: Vec<(u32, Vec<u64>)>,
-    /// With captures on: the lists that slot 0 of a [`Succ`] points to, each a
+    /// With captures on: the lists that [`Succ::marked_list`] names, each a
     /// header `(length, DEAD)` followed by its `(label, det-state)` pairs.
     lists: Vec<(u32, DetId)>,
 }
@@ -149,7 +134,7 @@ impl DetCache {
             burst_start_event: 0,
             scratch: Scratch::new(words),
             out: Default::default(),
-            checked: (0, 0, 0),
+            grown: true,
             movers: movers::MoverMasks::default(),
             captures: false,
             marked_out: Vec::new(),
@@ -166,11 +151,11 @@ impl DetCache {
         bitset::set(&mut key, 0);
         // NEXT/LAST: preorder 0 (no live run); MAX: Q = ∅.
         let id = self.intern(&key);
-        debug_assert_eq!(id, INITIAL);
+        debug_assert_eq!(id, DetId::INITIAL);
     }
 
     /// Splits marked successors by capture label from now on (call before the
-    /// first step): slot 0 of a [`Succ`] becomes a list id.
+    /// first step): the marked part of a [`Succ`] becomes a list ([`Succ::marked_list`]).
     pub fn set_captures(&mut self, on: bool) {
         debug_assert!(self.stats.misses == 0, "set before the first step");
         self.captures = on;
@@ -182,11 +167,11 @@ impl DetCache {
     }
 
     /// With captures on: the `(label, det-state)` pairs of the marked successors
-    /// that slot 0 of a [`Succ`] names (valid until the next cache clear, or, in
+    /// that [`Succ::marked_list`] names (valid until the next cache clear, or, in
     /// uncached mode, until [`DetCache::release_lists`]).
     #[inline]
-    pub fn marked_list(&self, list: DetId) -> &[(u32, DetId)] {
-        let at = list as usize;
+    pub fn marked_list(&self, list: ListId) -> &[(u32, DetId)] {
+        let at = list.index();
         let n = self.lists[at].0 as usize;
         &self.lists[at + 1..at + 1 + n]
     }
@@ -212,14 +197,14 @@ impl DetCache {
     /// Whether det-state `d` accepts.
     #[inline]
     pub fn is_final(&self, d: DetId) -> bool {
-        debug_assert!((d as usize) < self.finals.len());
+        debug_assert!(d.index() < self.finals.len());
         // SAFETY: det ids handed out by this cache index `finals` (ids are only
         // issued by `intern`, which pushes to `finals`; a clear remaps every id in use).
-        unsafe { *self.finals.get_unchecked(d as usize) }
+        unsafe { *self.finals.get_unchecked(d.index()) }
     }
 
     fn key(&self, d: DetId) -> &[u64] {
-        &self.keys[d as usize * self.key_words..(d as usize + 1) * self.key_words]
+        &self.keys[d.index() * self.key_words..(d.index() + 1) * self.key_words]
     }
 
     /// The automaton states `P` of det-state `d`.
@@ -241,8 +226,11 @@ impl DetCache {
     #[inline]
     pub fn class_of(&mut self, ty: TypeId, bits: &[u64]) -> ClassId {
         let (c, new) = self.classes.intern(ty, bits);
-        if new && c as usize >= self.stride {
-            self.grow_stride();
+        if new {
+            self.grown = true;
+            if c.index() >= self.stride {
+                self.grow_stride();
+            }
         }
         c
     }
@@ -255,14 +243,14 @@ impl DetCache {
         if self.stats.uncached {
             return None;
         }
-        let i = det as usize * self.stride + class as usize;
+        let i = det.index() * self.stride + class.index();
         debug_assert!(i < self.trans.len());
         // SAFETY: `det` < number of det-states (ids come from `intern`, which
         // grows `trans` by one row of `stride` entries per det-state) and
         // `class` < `stride` (`class_of` grows the stride before handing out a
         // larger class id); the hot loop does not pay for the bounds check.
         let t = unsafe { *self.trans.get_unchecked(i) };
-        (t[0] != UNKNOWN).then_some(t)
+        t.is_known().then_some(t)
     }
 
     /// Adds `n` hits of [`DetCache::lookup`] to the counters.
@@ -294,31 +282,48 @@ impl DetCache {
         let on = strategy::OnClass { cea: &self.cea, ty, bits: &bits };
         let split = self.captures;
         strategy::successors(on, self.kind, &key, &mut self.preorders, &mut self.scratch, &mut out, &mut marked, split);
-        let mut succ = [DEAD; 4];
-        if split {
-            if !marked.is_empty() {
-                succ[0] = self.lists.len() as DetId;
-                self.lists.push((marked.len() as u32, DEAD));
-                for (label, k) in &marked {
-                    let d = self.intern(k);
-                    self.lists.push((*label, d));
-                }
+        // The marked successors are interned first, then the others in the order
+        // of `Succ`'s parts (the numbering of det-states follows it).
+        let list = if split && !marked.is_empty() {
+            let list = ListId::from_index(self.lists.len());
+            self.lists.push((marked.len() as u32, DetId::DEAD));
+            for (label, k) in &marked {
+                let d = self.intern(k);
+                self.lists.push((*label, d));
             }
-        } else if let Some((_, k)) = marked.first() {
-            debug_assert_eq!(marked.len(), 1, "one marked successor without captures");
-            succ[0] = self.intern(k);
-        }
-        for (slot, k) in out.iter().enumerate().skip(1) {
-            if !k.is_empty() {
-                succ[slot] = self.intern(k);
+            Some(list)
+        } else {
+            None
+        };
+        let marked_det = match marked.first() {
+            Some((_, k)) if !split => {
+                debug_assert_eq!(marked.len(), 1, "one marked successor without captures");
+                self.intern(k)
             }
-        }
+            _ => DetId::DEAD,
+        };
+        let unmarked = self.intern_nonempty(&out.unmarked);
+        let unmarked_other = self.intern_nonempty(&out.unmarked_other);
+        let next_virtual = self.intern_nonempty(&out.next_virtual);
+        let succ = match list {
+            Some(list) => Succ::with_list(list, unmarked, unmarked_other, next_virtual),
+            None => Succ::new(marked_det, unmarked, unmarked_other, next_virtual),
+        };
         self.out = out;
         self.marked_out = marked;
         if !self.stats.uncached {
-            self.trans[det as usize * self.stride + class as usize] = succ;
+            self.trans[det.index() * self.stride + class.index()] = succ;
         }
         succ
+    }
+
+    /// The det-state of `key`, or [`DetId::DEAD`] for an empty key (no successor).
+    fn intern_nonempty(&mut self, key: &[u64]) -> DetId {
+        if key.is_empty() {
+            DetId::DEAD
+        } else {
+            self.intern(key)
+        }
     }
 
     fn intern(&mut self, key: &[u64]) -> DetId {
@@ -326,12 +331,13 @@ impl DetCache {
         if let Some(&d) = self.index.get(key) {
             return d;
         }
-        let id = self.finals.len() as DetId;
+        let id = DetId::from_index(self.finals.len());
+        self.grown = true;
         self.keys.extend_from_slice(key);
         self.finals.push(strategy::is_final(&self.cea, self.kind, self.words, key, &self.preorders));
         self.index.insert(Box::from(key), id);
         if !self.stats.uncached {
-            self.trans.resize(self.trans.len() + self.stride, UNKNOWN_SUCC);
+            self.trans.resize(self.trans.len() + self.stride, Succ::UNKNOWN);
         }
         self.stats.det_states_created += 1;
         id
@@ -341,7 +347,7 @@ impl DetCache {
         let old = self.stride;
         let new = (old * 2).max(self.classes.len().next_power_of_two());
         if !self.stats.uncached {
-            let mut trans = vec![UNKNOWN_SUCC; self.num_states() * new];
+            let mut trans = vec![Succ::UNKNOWN; self.num_states() * new];
             for d in 0..self.num_states() {
                 trans[d * new..d * new + old].copy_from_slice(&self.trans[d * old..(d + 1) * old]);
             }
@@ -365,11 +371,10 @@ impl DetCache {
     /// only recomputed when det-states or classes were added since the last check.
     #[inline]
     pub fn over_budget(&mut self) -> bool {
-        let signature = (self.finals.len(), self.classes.len(), self.stride);
-        if signature == self.checked {
+        if !self.grown {
             return false;
         }
-        self.checked = signature;
+        self.grown = false;
         self.num_states() > self.config.max_det_states || self.memory_bytes() > self.config.max_cache_bytes
     }
 
@@ -409,7 +414,8 @@ impl DetCache {
     }
 
     /// Clears the cache, keeping the det-states in `live` (the initial one always
-    /// keeps id 0). Returns the map from old to new ids (`DEAD` for dropped ones).
+    /// keeps id 0). Returns the map from old to new ids, indexed by
+    /// [`DetId::index`] ([`DetId::DEAD`] for dropped ones).
     /// `events` is the number of events processed so far (thrashing guard).
     pub fn clear(&mut self, live: impl IntoIterator<Item = DetId>, events: u64) -> Vec<DetId> {
         let old_count = self.finals.len();
@@ -438,15 +444,15 @@ impl DetCache {
         // Classes start again from id 0, so the rows shrink back to the first stride
         // (a stream of ever-new classes would otherwise keep the widest rows forever).
         self.stride = INITIAL_STRIDE;
-        let mut remap = vec![DEAD; old_count];
+        let mut remap = vec![DetId::DEAD; old_count];
         self.intern_initial();
-        remap[INITIAL as usize] = INITIAL;
+        remap[DetId::INITIAL.index()] = DetId::INITIAL;
         for (d, p) in live {
-            if remap[d as usize] == DEAD {
-                remap[d as usize] = self.import(&p).expect("a live det-state fits its own automaton");
+            if remap[d.index()].is_dead() {
+                remap[d.index()] = self.import(&p).expect("a live det-state fits its own automaton");
             }
         }
-        self.checked = (0, 0, 0);
+        self.grown = true;
         remap
     }
 
@@ -507,13 +513,14 @@ mod tests {
         let mut c = DetCache::new(seq_ab(), StrategyKind::All, &[0, 0], CacheConfig::default());
         let a = c.class_of(0, &[0]);
         let b = c.class_of(1, &[0]);
-        let [m, u, _, v] = c.step(INITIAL, a);
-        assert_ne!(m, DEAD);
-        assert_eq!(u, DEAD);
-        assert_eq!(v, INITIAL, "the virtual run of ALL stays {{q0}}");
-        let [m2, u2, _, _] = c.step(m, b);
-        assert!(c.is_final(m2));
-        assert_eq!(u2, m, "the skip loop keeps the run in {{1}}");
+        let start = c.step(DetId::INITIAL, a);
+        let m = start.marked();
+        assert_ne!(m, DetId::DEAD);
+        assert_eq!(start.unmarked(), DetId::DEAD);
+        assert_eq!(start.next_virtual(), DetId::INITIAL, "the virtual run of ALL stays {{q0}}");
+        let s = c.step(m, b);
+        assert!(c.is_final(s.marked()));
+        assert_eq!(s.unmarked(), m, "the skip loop keeps the run in {{1}}");
         c.step(m, b);
         assert_eq!(c.stats().misses, 2);
         assert_eq!(c.stats().hits, 1);
@@ -524,12 +531,13 @@ mod tests {
         for kind in [StrategyKind::All, StrategyKind::Next, StrategyKind::Last, StrategyKind::Max] {
             let mut c = DetCache::new(seq_ab(), kind, &[0, 0], CacheConfig::default());
             let a = c.class_of(0, &[0]);
-            let [m, _, _, v] = c.step(INITIAL, a);
+            let start = c.step(DetId::INITIAL, a);
+            let (m, v) = (start.marked(), start.next_virtual());
             let before = c.export(m);
             let remap = c.clear([m, v], 1);
-            assert_eq!(c.export(remap[m as usize]), before, "{kind:?}");
+            assert_eq!(c.export(remap[m.index()]), before, "{kind:?}");
             let b = c.class_of(1, &[0]);
-            let [f, ..] = c.step(remap[m as usize], b);
+            let f = c.step(remap[m.index()], b).marked();
             assert!(c.is_final(f), "{kind:?}");
             assert_eq!(c.stats().clears, 1);
         }

@@ -9,23 +9,22 @@
 //! asked for, and new ones are checked (and their transitions computed) on the
 //! next request. A cache clear renumbers det-states and classes, so it drops them.
 
-use super::{ClassId, DetCache, DEAD};
+use super::{ClassId, DetCache, DetId};
 
 /// Largest number of det-states for which masks are kept (one bit each).
 pub const MAX_MASKED_STATES: usize = 64;
 
-/// Per class: the mask and how many det-states it covers.
+/// Per class: the mask and how many det-states it covers, side by side, so that
+/// the lookup on every event is one bounds check and one cache line.
 #[derive(Default)]
 pub struct MoverMasks {
-    mask: Vec<u64>,
-    covered: Vec<u32>,
+    per_class: Vec<(u64, u32)>,
 }
 
 impl MoverMasks {
     /// Forgets every mask (det-states and classes were renumbered).
     pub fn clear(&mut self) {
-        self.mask.clear();
-        self.covered.clear();
+        self.per_class.clear();
     }
 }
 
@@ -35,11 +34,11 @@ impl DetCache {
     /// when the cache holds more than [`MAX_MASKED_STATES`] det-states or is uncached.
     #[inline]
     pub fn mover_mask(&mut self, class: ClassId) -> Option<u64> {
-        let c = class as usize;
-        if c < self.movers.covered.len() && self.movers.covered[c] as usize == self.finals.len() {
-            return Some(self.movers.mask[c]);
+        let c = class.index();
+        match self.movers.per_class.get(c) {
+            Some(&(mask, covered)) if covered as usize == self.finals.len() => Some(mask),
+            _ => self.extend_mover_mask(c),
         }
-        self.extend_mover_mask(c)
     }
 
     #[cold]
@@ -47,22 +46,22 @@ impl DetCache {
         if self.stats.uncached {
             return None;
         }
-        if c >= self.movers.covered.len() {
-            self.movers.mask.resize(c + 1, 0);
-            self.movers.covered.resize(c + 1, 0);
+        if c >= self.movers.per_class.len() {
+            self.movers.per_class.resize(c + 1, (0, 0));
         }
         // Computing a transition can intern new det-states: loop until covered.
-        while (self.movers.covered[c] as usize) < self.finals.len() {
+        while (self.movers.per_class[c].1 as usize) < self.finals.len() {
             if self.finals.len() > MAX_MASKED_STATES {
                 return None;
             }
-            let d = self.movers.covered[c];
-            let s = self.step(d, c as ClassId);
-            if self.is_final(d) || s[0] != DEAD || s[1] != d || s[2] != DEAD {
-                self.movers.mask[c] |= 1 << d;
+            let i = self.movers.per_class[c].1 as usize;
+            let d = DetId::from_index(i);
+            let s = self.step(d, ClassId::from_index(c));
+            if self.is_final(d) || s.has_marked() || s.unmarked() != d || !s.unmarked_other().is_dead() {
+                self.movers.per_class[c].0 |= 1 << i;
             }
-            self.movers.covered[c] += 1;
+            self.movers.per_class[c].1 += 1;
         }
-        Some(self.movers.mask[c])
+        Some(self.movers.per_class[c].0)
     }
 }

@@ -16,8 +16,9 @@
 //! **The virtual run.** [FCEP] starts every run at position 0 with a `TRUE/∘` loop
 //! on the initial state; here that loop is virtual: a det-state containing `q0`
 //! (no other does, by C1) stands for the run that has not started yet. Its
-//! successors are the runs that start at the current event (slots 0 and 1) and the
-//! virtual run's own next det-state (slot 2). For ALL and STRICT it is always `{q0}`;
+//! successors are the runs that start at the current event (the marked and
+//! unmarked parts of [`super::Succ`]) and the virtual run's own next det-state
+//! ([`super::Succ::next_virtual`]). For ALL and STRICT it is always `{q0}`;
 //! for NEXT/LAST it carries the preorder over all live runs, for MAX the states of
 //! all live runs (every run dominates one that has marked nothing).
 
@@ -65,6 +66,26 @@ pub(crate) struct Scratch {
     blocks: Vec<u64>,
     /// Output-marked successors per capture label (one label, 0, with captures off).
     marked: Vec<(u32, Vec<u64>)>,
+}
+
+/// The keys of the successors other than the output-marked ones, one per part of
+/// [`super::Succ`] (an empty key: no such successor).
+#[derive(Default)]
+pub(crate) struct SuccessorKeys {
+    /// [`super::Succ::unmarked`].
+    pub unmarked: Vec<u64>,
+    /// [`super::Succ::unmarked_other`] (MAX only).
+    pub unmarked_other: Vec<u64>,
+    /// [`super::Succ::next_virtual`] (the virtual det-state only).
+    pub next_virtual: Vec<u64>,
+}
+
+impl SuccessorKeys {
+    fn clear(&mut self) {
+        self.unmarked.clear();
+        self.unmarked_other.clear();
+        self.next_virtual.clear();
+    }
 }
 
 /// Where the runs of a block of the next preorder come from.
@@ -169,10 +190,10 @@ impl<'a> OnClass<'a> {
     }
 }
 
-/// Computes the successor keys of `key` on a class into `out` (see
-/// [`super::Succ`] for the slots 1–3; slot 0 stays empty) and the output-marked
-/// ones into `marked`, one per label (`split`: by capture label, otherwise all
-/// under label 0); an empty key means no successor.
+/// Computes the successor keys of `key` on a class into `out` (the parts of
+/// [`super::Succ`] other than the marked one) and the output-marked ones into
+/// `marked`, one per label (`split`: by capture label, otherwise all under label
+/// 0); an empty key means no successor.
 ///
 /// With `split`, the runs of one det-state are partitioned by the variable sets
 /// they capture; everything else (the preorder of NEXT/LAST, the domination set
@@ -187,16 +208,14 @@ pub(crate) fn successors(
     key: &[u64],
     preorders: &mut Preorders,
     s: &mut Scratch,
-    out: &mut [Vec<u64>; 4],
+    out: &mut SuccessorKeys,
     marked: &mut Vec<(u32, Vec<u64>)>,
     split: bool,
 ) {
     let w = s.words;
     let p = &key[..w];
     let is_virtual = bitset::test(p, 0);
-    for o in out.iter_mut() {
-        o.clear();
-    }
+    out.clear();
     marked.clear();
     s.clear_marked();
     match kind {
@@ -213,10 +232,10 @@ pub(crate) fn successors(
             }
             s.emit_marked(marked, None, &[]);
             if !bitset::is_empty(&s.b) {
-                out[1].extend_from_slice(&s.b);
+                out.unmarked.extend_from_slice(&s.b);
             }
             if is_virtual {
-                out[3].extend_from_slice(p);
+                out.next_virtual.extend_from_slice(p);
             }
         }
         StrategyKind::Next | StrategyKind::Last => preorder_successors(on, kind, key, preorders, s, out, marked, split),
@@ -242,7 +261,7 @@ fn preorder_successors(
     key: &[u64],
     preorders: &mut Preorders,
     s: &mut Scratch,
-    out: &mut [Vec<u64>; 4],
+    out: &mut SuccessorKeys,
     marked: &mut Vec<(u32, Vec<u64>)>,
     split: bool,
 ) {
@@ -362,27 +381,27 @@ fn preorder_successors(
     }
     s.emit_marked(marked, None, &[next_t]);
     if !bitset::is_empty(&s.c) {
-        out[1].extend_from_slice(&s.c);
-        out[1].push(next_t);
+        out.unmarked.extend_from_slice(&s.c);
+        out.unmarked.push(next_t);
     }
     if is_virtual {
-        out[3].extend_from_slice(p);
-        out[3].push(next_t);
+        out.next_virtual.extend_from_slice(p);
+        out.next_virtual.push(next_t);
     }
 }
 
 /// MAX: the (P, Q) construction; `Q` holds the states of runs whose complex
 /// events include the current one's (same end, `K ⊆ K'` and `D ⊆ D'`).
 ///
-/// Slots: 0 = output-marked successor, 1 and 2 = output-unmarked successors with
-/// different `Q`, 3 = next virtual det-state. At its start a run is compared-marked
+/// The parts of [`super::Succ`]: the output-marked successor, two output-unmarked
+/// ones with different `Q`, and the next virtual det-state. At its start a run is compared-marked
 /// whatever it binds, so the virtual run separates starts that bind variables
 /// (`D ∋ j`) from `NOT` starts (`D ∌ j`), which the former dominate.
 fn max_successors(
     on: OnClass<'_>,
     key: &[u64],
     s: &mut Scratch,
-    out: &mut [Vec<u64>; 4],
+    out: &mut SuccessorKeys,
     marked: &mut Vec<(u32, Vec<u64>)>,
     split: bool,
 ) {
@@ -432,28 +451,28 @@ fn max_successors(
     }
     let dominating = s.a.clone();
     s.emit_marked(marked, Some(&dominating), &dominating);
-    emit(&mut out[1], &s.d, &s.a);
+    emit(&mut out.unmarked, &s.d, &s.a);
     if is_virtual {
         // NOT starts are dominated by the binding starts of the same event.
         let mut q_not = s.a.clone();
         union(&mut q_not, &s.c);
         union(&mut q_not, &s.d);
-        emit(&mut out[2], &s.e, &q_not);
+        emit(&mut out.unmarked_other, &s.e, &q_not);
         // The virtual run loops on q0; every live run dominates it.
         let mut q_all = s.a.clone();
         union(&mut q_all, &s.b);
         union(&mut q_all, &s.c);
         union(&mut q_all, &s.d);
         union(&mut q_all, &s.e);
-        out[3].extend_from_slice(p);
-        out[3].extend_from_slice(&q_all);
+        out.next_virtual.extend_from_slice(p);
+        out.next_virtual.extend_from_slice(&q_all);
     } else {
         // Q'' = δ•(Q) ∪ δ∘(Q) ∪ δ•(P).
         let mut q2 = s.a.clone();
         union(&mut q2, &s.b);
         union(&mut q2, &s.c);
         union(&mut q2, &s.d);
-        emit(&mut out[2], &s.e, &q2);
+        emit(&mut out.unmarked_other, &s.e, &q2);
     }
 }
 

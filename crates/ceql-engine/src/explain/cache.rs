@@ -4,12 +4,12 @@
 
 use super::labels::{bare, type_label};
 use crate::bitset;
-use crate::det::{ClassId, DetCache, DetId, StrategyKind, DEAD, INITIAL, OTHER_TYPE};
+use crate::det::{ClassId, DetCache, DetId, StrategyKind, OTHER_TYPE};
 use crate::query::CompiledQuery;
 use crate::runtime::Runtime;
 use std::fmt::Write;
 
-/// How a det-state reaches a successor on a class (the slots of `det::Succ`).
+/// How a det-state reaches a successor on a class (the parts of `det::Succ`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum Move {
     /// By output-marking transitions: the event joins the complex event.
@@ -22,7 +22,8 @@ pub(super) enum Move {
 
 /// One materialised det-state.
 pub(super) struct DetNode {
-    pub id: DetId,
+    /// [`DetId::index`].
+    pub id: usize,
     /// `{q1, q3}`, and the strategy's component (`NEXT`/`LAST` ranks, `MAX` dominators).
     pub label: String,
     pub accepting: bool,
@@ -31,8 +32,9 @@ pub(super) struct DetNode {
 /// The cached transitions from `source` to `target` by one kind of move, with the
 /// classes that take them.
 pub(super) struct DetEdge {
-    pub source: DetId,
-    pub target: DetId,
+    /// [`DetId::index`] of both ends.
+    pub source: usize,
+    pub target: usize,
     pub kind: Move,
     pub classes: Vec<String>,
 }
@@ -100,27 +102,38 @@ impl Runtime {
 
 fn det_view(q: &CompiledQuery, cache: &DetCache) -> DetView {
     let n = cache.num_states();
-    let nodes =
-        (0..n as DetId).map(|d| DetNode { id: d, label: det_label(cache, d), accepting: cache.is_final(d) }).collect();
+    let nodes = (0..n)
+        .map(|i| {
+            let d = DetId::from_index(i);
+            DetNode { id: i, label: det_label(cache, d), accepting: cache.is_final(d) }
+        })
+        .collect();
     let mut edges: Vec<DetEdge> = Vec::new();
     let uncached = cache.stats().uncached;
     if !uncached {
-        for d in 0..n as DetId {
-            for c in 0..cache.classes.len() as ClassId {
+        for d in (0..n).map(DetId::from_index) {
+            for c in (0..cache.classes.len()).map(ClassId::from_index) {
                 let Some(succ) = cache.lookup(d, c) else { continue };
-                for (slot, &target) in succ.iter().enumerate() {
-                    if target == DEAD {
+                // With captures on, the marked part is a list: one target per label.
+                let marked: Vec<DetId> = match (succ.has_marked(), cache.captures()) {
+                    (false, _) => Vec::new(),
+                    (true, false) => vec![succ.marked()],
+                    (true, true) => cache.marked_list(succ.marked_list()).iter().map(|&(_, t)| t).collect(),
+                };
+                let moves = marked
+                    .into_iter()
+                    .map(|t| (t, Move::Marked))
+                    .chain([succ.unmarked(), succ.unmarked_other()].map(|t| (t, Move::Unmarked)))
+                    .chain([(succ.next_virtual(), Move::Next)]);
+                for (target, kind) in moves {
+                    if target.is_dead() {
                         continue;
                     }
-                    let kind = match slot {
-                        0 => Move::Marked,
-                        3 => Move::Next,
-                        _ => Move::Unmarked,
-                    };
+                    let (source, target) = (d.index(), target.index());
                     let class = class_label(q, cache, c);
-                    match edges.iter_mut().find(|e| e.source == d && e.target == target && e.kind == kind) {
+                    match edges.iter_mut().find(|e| e.source == source && e.target == target && e.kind == kind) {
                         Some(e) => e.classes.push(class),
-                        None => edges.push(DetEdge { source: d, target, kind, classes: vec![class] }),
+                        None => edges.push(DetEdge { source, target, kind, classes: vec![class] }),
                     }
                 }
             }
@@ -152,7 +165,7 @@ fn det_label(cache: &DetCache, d: DetId) -> String {
             }
         }
     }
-    if d == INITIAL {
+    if d == DetId::INITIAL {
         label = format!("{label}\n(not started)");
     }
     label

@@ -16,6 +16,7 @@ const ATOM: u8 = 100;
 const POSTFIX: u8 = 60;
 const SEQ: u8 = 50;
 const CONTIGUOUS: u8 = 40;
+const AND: u8 = 35;
 const OR: u8 = 30;
 
 /// A filter of an enclosing `FILTER`, waiting for the atoms that bind its variable.
@@ -125,6 +126,7 @@ impl Printer<'_> {
             }
             RCel::Contiguous(a, b) => self.infix(a, b, " : ", CONTIGUOUS),
             RCel::Or(a, b, _) => self.infix(a, b, " OR ", OR),
+            RCel::And(a, b, _) => self.infix(a, b, " AND ", AND),
             RCel::Plus(x, _) => (format!("{}+", operand(self.print(x), POSTFIX)), POSTFIX),
             RCel::ContiguousPlus(x, _) => (format!("{}:+", operand(self.print(x), POSTFIX)), POSTFIX),
         };
@@ -140,6 +142,15 @@ impl Printer<'_> {
     /// The operand of `NOT(...)` or `ABSENT(...)`: the atom with its filters, one
     /// alternative per conjunction of their disjunctive normal form.
     fn negated(&mut self, edges: &[AtomEdge], filters: &[RFilter]) -> String {
+        // An enclosing FILTER binds through capturing transitions only: a NOT or ABSENT
+        // atom captures nothing, so the pending filters do not apply to it.
+        let pending = std::mem::take(&mut self.pending);
+        let text = self.negated_atom(edges, filters);
+        self.pending = pending;
+        text
+    }
+
+    fn negated_atom(&mut self, edges: &[AtomEdge], filters: &[RFilter]) -> String {
         let mut alternatives = vec![Vec::new()];
         for f in filters {
             let mut next = Vec::new();

@@ -3,7 +3,7 @@
 
 use crate::analyze::VarKind;
 use crate::bitset::BitSet;
-use crate::cea::{Guard, Term};
+use crate::cea::{Guard, Term, NEGATED};
 use crate::query::CompiledQuery;
 use crate::schema::TypeId;
 
@@ -162,13 +162,25 @@ pub(super) fn conjunction<S: AsRef<str>>(texts: &[S]) -> String {
     }
 }
 
-/// `T` or `T[p1 AND p2]` for a guard term.
+/// `T` or `T[p1 AND p2]` for a guard term; a negative literal of a conjunction's product
+/// (docs/language.md#s5-3) reads `NOT (p)`.
 pub(super) fn term_text(q: &CompiledQuery, term: &Term) -> String {
     let name = type_label(q, term.ty);
     if term.bits.is_empty() {
         return name;
     }
-    let texts: Vec<&str> = term.bits.iter().map(|&b| q.pred_texts[term.ty as usize][b as usize].as_str()).collect();
+    let texts: Vec<String> = term
+        .bits
+        .iter()
+        .map(|&l| {
+            let text = q.pred_texts[term.ty as usize][(l & !NEGATED) as usize].as_str();
+            if l & NEGATED == 0 {
+                text.to_string()
+            } else {
+                format!("NOT ({})", bare(text))
+            }
+        })
+        .collect();
     format!("{name}[{}]", conjunction(&texts))
 }
 

@@ -130,7 +130,9 @@ fn clauses(q: &CompiledQuery, out: &mut String) {
     };
     let _ = writeln!(out, "  window        {window}");
     let facts = q.facts();
-    let partition = if plan.partition_by.is_empty() {
+    let partition = if plan.partition_by.is_empty() && plan.routing.is_some() {
+        "none (the routing below splits the events by key)".to_string()
+    } else if plan.partition_by.is_empty() {
         "none: one sequence of events".to_string()
     } else {
         let groups: Vec<String> = plan.partition_by.iter().map(|g| format!("[{}]", g.join(", "))).collect();
@@ -142,6 +144,15 @@ fn clauses(q: &CompiledQuery, out: &mut String) {
         format!("{} ({split})", groups.join(", "))
     };
     let _ = writeln!(out, "  partition by  {partition}");
+    if let Some(routing) = &plan.routing {
+        let keys: Vec<String> = facts.routed_by.iter().map(|(t, a)| format!("{t}.{a}")).collect();
+        let _ = writeln!(
+            out,
+            "  routed by     {} (equalities between variables evaluated as a partition key, §3.4b: {})",
+            keys.join(", "),
+            routing.equalities.join(", ")
+        );
+    }
     let consume = match plan.consume {
         ConsumePolicy::None => "NONE: partial matches survive a match",
         ConsumePolicy::Any => "ANY: a match resets every partition",

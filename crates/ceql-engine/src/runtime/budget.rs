@@ -16,7 +16,7 @@
 //!   of the engine does not grow.
 
 use super::Runtime;
-use crate::det::{DetId, INITIAL};
+use crate::det::DetId;
 use crate::error::EventError;
 
 /// Rows of an Arrow batch between two checks of the state budget.
@@ -33,7 +33,7 @@ impl Runtime {
                 // Lazily consumed: drop it now instead of keeping its states.
                 self.scratch.pool.extend(p.table.drain(..).map(|e| e.ul));
                 p.epoch = epoch;
-                p.virtual_det = INITIAL;
+                p.virtual_det = DetId::INITIAL;
             }
             live.push(p.virtual_det);
             live.extend(p.table.iter().map(|e| e.det));
@@ -41,9 +41,9 @@ impl Runtime {
         let remap = self.state.cache.clear(live, self.state.position);
         let mut kept = Vec::new();
         for p in self.state.partitions.iter_mut() {
-            p.virtual_det = remap[p.virtual_det as usize];
+            p.virtual_det = remap[p.virtual_det.index()];
             for e in &mut p.table {
-                e.det = remap[e.det as usize];
+                e.det = remap[e.det.index()];
                 kept.push(e.det);
             }
             p.dets = super::partition::dets_of(&p.table);

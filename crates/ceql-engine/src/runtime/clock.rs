@@ -3,7 +3,7 @@
 //! which state expires, and whether any state is left.
 
 use super::Runtime;
-use crate::det::INITIAL;
+use crate::det::DetId;
 
 impl Runtime {
     /// Declares that no accepted event will have a window coordinate below `w`
@@ -30,7 +30,7 @@ impl Runtime {
         for id in ids {
             let p = self.state.partitions.get_mut(id);
             p.table.retain(|e| e.ul[0].max >= tau);
-            if p.table.is_empty() && p.virtual_det == INITIAL {
+            if p.table.is_empty() && p.virtual_det == DetId::INITIAL {
                 self.state.partitions.remove(id, &mut self.scratch.pool);
             }
         }
@@ -103,6 +103,6 @@ impl Runtime {
                 .state
                 .partitions
                 .iter()
-                .all(|p| p.virtual_det == INITIAL && p.table.iter().all(|e| e.ul[0].max < tau))
+                .all(|p| p.virtual_det == DetId::INITIAL && p.table.iter().all(|e| e.ul[0].max < tau))
     }
 }

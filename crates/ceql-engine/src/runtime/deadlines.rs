@@ -28,9 +28,9 @@ pub(crate) struct Deadline {
     pub nanos: i64,
 }
 
-/// One complex event waiting for its deadline.
+/// One complex event waiting for its deadline, as snapshots store it (see [`Wire`]).
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub(crate) struct Waiting {
+struct Waiting {
     start: u64,
     end: u64,
     positions: Vec<u64>,
@@ -40,39 +40,158 @@ pub(crate) struct Waiting {
     deadline: i64,
 }
 
-/// The complex events of one partition that ended at one position.
+/// The complex events of one partition that ended at one position, as snapshots store them.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-struct Pending {
+struct WirePending {
     deadline: i64,
     key: Vec<u8>,
     generation: u64,
-    /// The runtime's horizon when they ended: none of their positions is below it.
     horizon: u64,
     matches: Vec<Waiting>,
 }
 
-/// The waiting complex events of an evaluation (part of its state and of snapshots).
+/// The snapshot form of [`Deadlines`]: one owned record per group and per complex event.
+/// It is the layout snapshots had before the queue was made flat, so the snapshot
+/// format (a positional postcard payload) did not change.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub(crate) struct Deadlines {
-    queue: VecDeque<Pending>,
-    /// Per partition key with live entries: its generation and how many live entries it has.
+struct Wire {
+    queue: VecDeque<WirePending>,
     live: HashMap<Vec<u8>, (u64, u64)>,
+    next_generation: u64,
+    ready: Vec<Waiting>,
+}
+
+/// The complex events of one partition that ended at one position: a group of the queue.
+/// Its key bytes, complex events, positions and labels are the next ones of the flat
+/// queues of [`Deadlines`].
+#[derive(Clone, Copy, Debug)]
+struct Group {
+    deadline: i64,
+    generation: u64,
+    /// The runtime's horizon when they ended: none of their positions is below it.
+    horizon: u64,
+    key_len: u32,
+    matches: u32,
+}
+
+/// One complex event in the flat queues: its positions (and labels, with captures on)
+/// are the next `len` entries of the position (and label) queue.
+#[derive(Clone, Copy, Debug)]
+struct Head {
+    start: u64,
+    end: u64,
+    deadline: i64,
+    len: u32,
+    labelled: bool,
+}
+
+/// Complex events stored end to end (the queue's, and the ready list's).
+#[derive(Clone, Debug, Default)]
+struct Flat {
+    heads: VecDeque<Head>,
+    positions: VecDeque<u64>,
+    labels: VecDeque<u32>,
+}
+
+/// A complex event popped from a [`Flat`]: its head, positions and labels.
+type Sink<'s> = &'s mut dyn FnMut(&Head, &mut dyn Iterator<Item = u64>, &mut dyn Iterator<Item = u32>);
+
+impl Flat {
+    fn push(&mut self, start: u64, end: u64, deadline: i64, positions: &[u64], labels: &[u32]) {
+        let len = u32::try_from(positions.len()).expect("a complex event has fewer than 2^32 positions");
+        self.heads.push_back(Head { start, end, deadline, len, labelled: !labels.is_empty() });
+        self.positions.extend(positions);
+        self.labels.extend(labels);
+    }
+
+    /// Removes the first complex event, handing it to `sink`.
+    fn pop(&mut self, sink: Sink<'_>) {
+        let h = self.heads.pop_front().expect("a head per complex event");
+        let n = h.len as usize;
+        let labels = if h.labelled { n } else { 0 };
+        sink(&h, &mut self.positions.drain(..n), &mut self.labels.drain(..labels));
+    }
+
+    /// Moves the first complex event to the back of `other`.
+    fn move_first_to(&mut self, other: &mut Flat) {
+        self.pop(&mut |h, ps, ls| {
+            other.heads.push_back(*h);
+            other.positions.extend(ps);
+            other.labels.extend(ls);
+        });
+    }
+
+    /// Complex event `i`, owned, whose positions and labels start at `offsets` (advanced
+    /// past them): for snapshots only.
+    fn owned(&self, i: usize, offsets: &mut (usize, usize)) -> Waiting {
+        let h = &self.heads[i];
+        let n = h.len as usize;
+        let positions = self.positions.range(offsets.0..offsets.0 + n).copied().collect();
+        offsets.0 += n;
+        let labels = if h.labelled {
+            let l = self.labels.range(offsets.1..offsets.1 + n).copied().collect();
+            offsets.1 += n;
+            l
+        } else {
+            Vec::new()
+        };
+        Waiting { start: h.start, end: h.end, positions, labels, deadline: h.deadline }
+    }
+
+    fn push_owned(&mut self, m: &Waiting) {
+        self.push(m.start, m.end, m.deadline, &m.positions, &m.labels);
+    }
+}
+
+/// Per partition key: the generation of its entries, how many live groups it has, and
+/// the last time it was used (a deadline it deferred, or a cancelling event's time).
+#[derive(Clone, Copy, Debug)]
+struct Live {
+    generation: u64,
+    groups: u64,
+    touched: i64,
+}
+
+/// The waiting complex events of an evaluation (part of its state and of snapshots).
+///
+/// Everything is first in, first out (groups are appended in deadline order and fired from
+/// the front), so the groups, their key bytes, complex events, positions and labels live in
+/// flat queues whose room is reused: deferring and firing a complex event allocates nothing
+/// once the queues have grown to the window's size. A key keeps its entry in `live` while
+/// it has no group (`groups == 0`), so that a partition that matches again does not
+/// allocate its key again. Such an idle key is dropped once it has not been used for the
+/// window plus `d` (`Deadlines::defer`'s `keep`), in a sweep that runs when `live` has
+/// doubled since the last one (amortised O(1) per key): `live` holds at most twice the keys
+/// used in the last window plus `d`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(from = "Wire", into = "Wire")]
+pub(crate) struct Deadlines {
+    groups: VecDeque<Group>,
+    keys: VecDeque<u8>,
+    queue: Flat,
+    live: HashMap<Vec<u8>, Live>,
+    /// Size of `live` beyond which the next new key sweeps the idle keys.
+    sweep_at: usize,
     next_generation: u64,
     /// Complex events whose deadline passed outside a push (watermark, close), until
     /// [`Runtime::take_fired`] or the next push hands them over.
-    ready: Vec<Waiting>,
+    ready: Flat,
     /// With [`Runtime::record_deadlines`]: the deadlines of the complex events handed
     /// over since the last [`Runtime::take_emitted_deadlines`], in output order (not
     /// part of snapshots: it describes output already handed over).
-    #[serde(skip)]
     emitted: Option<Vec<i64>>,
+    /// The key of the group being fired (reused).
+    key_scratch: Vec<u8>,
 }
+
+/// Size of `live` below which idle keys are never swept.
+const KEYS_KEPT: usize = 64;
 
 impl Deadlines {
     /// Lowest position a waiting complex event can contain.
     pub(crate) fn horizon(&self) -> Option<u64> {
-        let queued = self.queue.front().map(|p| p.horizon);
-        let ready = self.ready.iter().map(|m| m.start).min();
+        let queued = self.groups.front().map(|p| p.horizon);
+        let ready = self.ready.heads.iter().map(|m| m.start).min();
         match (queued, ready) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -81,49 +200,172 @@ impl Deadlines {
 
     /// The earliest deadline still waiting (cancelled entries included: conservative).
     pub(crate) fn next(&self) -> Option<i64> {
-        self.queue.front().map(|p| p.deadline)
+        self.groups.front().map(|p| p.deadline)
     }
 
     /// Nothing waits and nothing is ready.
     pub(crate) fn is_empty(&self) -> bool {
-        self.queue.is_empty() && self.ready.is_empty()
+        self.groups.is_empty() && self.ready.heads.is_empty()
     }
 
-    /// Drops every entry of `key` (an event satisfying `β` arrived in its partition).
-    fn cancel(&mut self, key: &[u8]) {
-        self.live.remove(key);
+    /// Drops every entry of `key` (an event satisfying `β` arrived in its partition at time
+    /// `w`): its groups in the queue have an older generation from now on.
+    fn cancel(&mut self, key: &[u8], w: i64) {
+        if let Some(live) = self.live.get_mut(key) {
+            if live.groups > 0 {
+                self.next_generation += 1;
+                live.generation = self.next_generation;
+                live.groups = 0;
+                live.touched = w;
+            }
+        }
     }
 
-    /// Moves the live entries with a deadline before `bound` (all with `None`) into `sink`.
-    fn fire(&mut self, bound: Option<i64>, mut sink: impl FnMut(Waiting)) {
-        while let Some(front) = self.queue.front() {
-            if bound.is_some_and(|b| front.deadline >= b) {
+    /// Appends a group for `key` (its complex events are then appended with [`Flat::push`]).
+    /// A new key first sweeps the keys idle since before `deadline - keep`, if `live` has
+    /// doubled since the last sweep.
+    fn defer(&mut self, key: &[u8], deadline: i64, horizon: u64, matches: u32, keep: i64) {
+        let generation = match self.live.get_mut(key) {
+            Some(live) => {
+                live.groups += 1;
+                live.touched = deadline;
+                live.generation
+            }
+            None => {
+                if self.live.len() >= self.sweep_at.max(KEYS_KEPT) {
+                    let oldest = deadline.saturating_sub(keep);
+                    self.live.retain(|_, l| l.groups > 0 || l.touched >= oldest);
+                    self.sweep_at = 2 * self.live.len();
+                }
+                self.next_generation += 1;
+                let live = Live { generation: self.next_generation, groups: 1, touched: deadline };
+                self.live.insert(key.to_vec(), live);
+                self.next_generation
+            }
+        };
+        let key_len = u32::try_from(key.len()).expect("a partition key is shorter than 4 GiB");
+        self.keys.extend(key);
+        self.groups.push_back(Group { deadline, generation, horizon, key_len, matches });
+    }
+
+    /// Removes the groups with a deadline before `bound` (all with `None`) from the queue:
+    /// `take` removes each complex event of a live group from the front of the queue (into
+    /// the output or the ready list); those of cancelled groups are dropped. Returns how
+    /// many were taken.
+    fn fire(&mut self, bound: Option<i64>, mut take: impl FnMut(&mut Flat, &mut Flat, &mut Option<Vec<i64>>)) -> u64 {
+        let mut n = 0;
+        while let Some(g) = self.groups.front().copied() {
+            if bound.is_some_and(|b| g.deadline >= b) {
                 break;
             }
-            let p = self.queue.pop_front().expect("front exists");
-            let Some(live) = self.live.get_mut(&p.key) else { continue };
-            if live.0 != p.generation {
-                continue;
+            self.groups.pop_front();
+            self.key_scratch.clear();
+            self.key_scratch.extend(self.keys.drain(..g.key_len as usize));
+            let live = match self.live.get_mut(&self.key_scratch[..]) {
+                Some(l) if l.generation == g.generation && l.groups > 0 => {
+                    l.groups -= 1;
+                    true
+                }
+                _ => false,
+            };
+            for _ in 0..g.matches {
+                if live {
+                    take(&mut self.queue, &mut self.ready, &mut self.emitted);
+                    n += 1;
+                } else {
+                    self.queue.pop(&mut |_, _, _| {});
+                }
             }
-            live.1 -= 1;
-            if live.1 == 0 {
-                self.live.remove(&p.key);
-            }
-            p.matches.into_iter().for_each(&mut sink);
         }
+        n
     }
 }
 
-/// Appends `m` to `out`, recording its deadline if asked to.
-fn emit<P: Position>(out: &mut MatchBuffer<P>, emitted: &mut Option<Vec<i64>>, m: &Waiting) {
-    let positions: Vec<P> = m.positions.iter().map(|&p| P::narrow(p)).collect();
-    if m.labels.is_empty() {
-        out.push(P::narrow(m.start), P::narrow(m.end), &positions);
+impl From<Wire> for Deadlines {
+    fn from(w: Wire) -> Deadlines {
+        let mut d = Deadlines { next_generation: w.next_generation, ..Deadlines::default() };
+        for p in &w.queue {
+            let key_len = u32::try_from(p.key.len()).expect("a partition key is shorter than 4 GiB");
+            let matches = u32::try_from(p.matches.len()).expect("fewer than 2^32 complex events per position");
+            d.keys.extend(&p.key);
+            d.groups.push_back(Group {
+                deadline: p.deadline,
+                generation: p.generation,
+                horizon: p.horizon,
+                key_len,
+                matches,
+            });
+            p.matches.iter().for_each(|m| d.queue.push_owned(m));
+        }
+        // A restored key's last use is unknown: it is swept once it is idle.
+        let live = |(k, (generation, groups))| (k, Live { generation, groups, touched: i64::MIN });
+        d.live = w.live.into_iter().map(live).collect();
+        w.ready.iter().for_each(|m| d.ready.push_owned(m));
+        d
+    }
+}
+
+impl From<Deadlines> for Wire {
+    fn from(d: Deadlines) -> Wire {
+        let (mut key_at, mut head_at, mut offsets) = (0usize, 0usize, (0usize, 0usize));
+        let mut queue = VecDeque::with_capacity(d.groups.len());
+        for g in &d.groups {
+            let key = d.keys.range(key_at..key_at + g.key_len as usize).copied().collect();
+            key_at += g.key_len as usize;
+            let matches = (head_at..head_at + g.matches as usize).map(|i| d.queue.owned(i, &mut offsets)).collect();
+            head_at += g.matches as usize;
+            queue.push_back(WirePending {
+                deadline: g.deadline,
+                key,
+                generation: g.generation,
+                horizon: g.horizon,
+                matches,
+            });
+        }
+        let mut offsets = (0, 0);
+        let ready = (0..d.ready.heads.len()).map(|i| d.ready.owned(i, &mut offsets)).collect();
+        // Idle keys are an allocation cache, not state: the snapshot keeps the keys with groups.
+        let live =
+            d.live.into_iter().filter(|(_, l)| l.groups > 0).map(|(k, l)| (k, (l.generation, l.groups))).collect();
+        Wire { queue, live, next_generation: d.next_generation, ready }
+    }
+}
+
+/// Positions of a complex event up to this length are narrowed on the stack when it is
+/// handed over (longer ones in a vector).
+const STACK_POSITIONS: usize = 32;
+
+/// Appends a fired complex event to `out`, recording its deadline if asked to.
+fn emit<P: Position>(
+    out: &mut MatchBuffer<P>,
+    emitted: &mut Option<Vec<i64>>,
+    h: &Head,
+    ps: &mut dyn Iterator<Item = u64>,
+    ls: &mut dyn Iterator<Item = u32>,
+) {
+    let n = h.len as usize;
+    let (start, end) = (P::narrow(h.start), P::narrow(h.end));
+    if n <= STACK_POSITIONS {
+        let mut positions = [P::default(); STACK_POSITIONS];
+        positions.iter_mut().zip(ps).for_each(|(slot, p)| *slot = P::narrow(p));
+        if h.labelled {
+            let mut labels = [0u32; STACK_POSITIONS];
+            labels.iter_mut().zip(ls).for_each(|(slot, l)| *slot = l);
+            out.push_labelled(start, end, &positions[..n], &labels[..n]);
+        } else {
+            out.push(start, end, &positions[..n]);
+        }
     } else {
-        out.push_labelled(P::narrow(m.start), P::narrow(m.end), &positions, &m.labels);
+        let positions: Vec<P> = ps.map(P::narrow).collect();
+        if h.labelled {
+            let labels: Vec<u32> = ls.collect();
+            out.push_labelled(start, end, &positions, &labels);
+        } else {
+            out.push(start, end, &positions);
+        }
     }
     if let Some(e) = emitted {
-        e.push(m.deadline);
+        e.push(h.deadline);
     }
 }
 
@@ -141,19 +383,14 @@ impl Runtime {
         out: &mut MatchBuffer<P>,
     ) {
         self.take_fired(out);
-        let mut n = 0;
-        let dl = &mut self.state.deadlines;
-        let mut emitted = dl.emitted.take();
-        dl.fire(Some(w), |m| {
-            emit(out, &mut emitted, &m);
-            n += 1;
+        let n = self.state.deadlines.fire(Some(w), |queue, _, emitted| {
+            queue.pop(&mut |h, ps, ls| emit(out, emitted, h, ps, ls));
         });
-        dl.emitted = emitted;
         self.state.stats.matches += n;
         let Some(ty) = ty else { return };
         let Some(d) = &self.config.deadline else { return };
         if d.guard.matches(ty, &self.scratch.bits[..words]) {
-            self.state.deadlines.cancel(&self.scratch.key_buf);
+            self.state.deadlines.cancel(&self.scratch.key_buf, w);
         }
     }
 
@@ -167,39 +404,23 @@ impl Runtime {
         w: i64,
         tau: i64,
     ) -> bool {
-        let mut buf = std::mem::take(&mut self.scratch.deferred);
+        let mut buf = self.scratch.deferred.take().unwrap_or_default();
         buf.clear();
         let any = self.emit_outputs::<u64, CAP>(next, position, tau, &mut buf);
         if !buf.is_empty() {
             let nanos = self.config.deadline.as_ref().map_or(0, |d| d.nanos);
             let horizon = self.window_horizon();
-            let dl = &mut self.state.deadlines;
-            let key = self.scratch.key_buf.clone();
-            let generation = match dl.live.get_mut(&key) {
-                Some(live) => {
-                    live.1 += 1;
-                    live.0
-                }
-                None => {
-                    dl.next_generation += 1;
-                    dl.live.insert(key.clone(), (dl.next_generation, 1));
-                    dl.next_generation
-                }
-            };
             let deadline = w.saturating_add(nanos);
-            let matches = buf
-                .iter()
-                .map(|m| Waiting {
-                    start: m.start,
-                    end: m.end,
-                    positions: m.positions.to_vec(),
-                    labels: m.labels.to_vec(),
-                    deadline,
-                })
-                .collect();
-            dl.queue.push_back(Pending { deadline, key, generation, horizon, matches });
+            let matches = u32::try_from(buf.len()).expect("fewer than 2^32 complex events per position");
+            // Idle keys are kept for the window plus `d` (the window is a duration: E0304).
+            let keep = self.config.query.plan.window.epsilon().unwrap_or(0).saturating_add(nanos);
+            let dl = &mut self.state.deadlines;
+            dl.defer(&self.scratch.key_buf, deadline, horizon, matches, keep);
+            for m in buf.iter() {
+                dl.queue.push(m.start, m.end, deadline, m.positions, m.labels);
+            }
         }
-        self.scratch.deferred = buf;
+        self.scratch.deferred = Some(buf);
         any
     }
 
@@ -207,9 +428,9 @@ impl Runtime {
     /// advanced ([`Runtime::advance_watermark`]) or the deadlines were closed
     /// ([`Runtime::close_deadlines`]), appending them to `out`. Pushes do it themselves.
     pub fn take_fired<P: Position>(&mut self, out: &mut MatchBuffer<P>) {
-        let dl = &mut self.state.deadlines;
-        for m in std::mem::take(&mut dl.ready) {
-            emit(out, &mut dl.emitted, &m);
+        let Deadlines { ready, emitted, .. } = &mut self.state.deadlines;
+        while !ready.heads.is_empty() {
+            ready.pop(&mut |h, ps, ls| emit(out, emitted, h, ps, ls));
         }
     }
 
@@ -234,34 +455,18 @@ impl Runtime {
     /// Fires the waiting complex events whose deadline is before `w` (into the ready
     /// list that [`Runtime::take_fired`] hands over).
     pub(super) fn fire_before(&mut self, w: i64) {
-        let dl = &mut self.state.deadlines;
-        let mut n = 0;
-        let mut ready = std::mem::take(&mut dl.ready);
-        dl.fire(Some(w), |m| {
-            ready.push(m);
-            n += 1;
-        });
-        self.state.deadlines.ready = ready;
-        self.state.stats.matches += n;
+        self.state.stats.matches += self.state.deadlines.fire(Some(w), |queue, ready, _| queue.move_first_to(ready));
     }
 
     /// Ends the input for the trailing absence: every complex event still waiting is
     /// fired, as if time had passed all deadlines with no further event (docs/language.md#s3-3b);
     /// [`Runtime::take_fired`] hands them over. No effect without a trailing absence.
     pub fn close_deadlines(&mut self) {
-        let dl = &mut self.state.deadlines;
-        let mut n = 0;
-        let mut ready = std::mem::take(&mut dl.ready);
-        dl.fire(None, |m| {
-            ready.push(m);
-            n += 1;
-        });
-        self.state.deadlines.ready = ready;
-        self.state.stats.matches += n;
+        self.state.stats.matches += self.state.deadlines.fire(None, |queue, ready, _| queue.move_first_to(ready));
     }
 
     /// Complex events waiting for their deadline (cancelled ones not yet dropped included).
     pub fn waiting_deadlines(&self) -> usize {
-        self.state.deadlines.queue.iter().map(|p| p.matches.len()).sum()
+        self.state.deadlines.queue.heads.len()
     }
 }

@@ -21,7 +21,7 @@
 
 use super::partition::{det_bit, dets_of, Entry};
 use super::Runtime;
-use crate::det::{ClassId, Succ, DEAD};
+use crate::det::{ClassId, DetId, ListId, Succ};
 use crate::tecs::{new_ulist, prune, Item};
 
 /// More marking entries than this fall back to the rebuild: the distinctness check
@@ -63,31 +63,41 @@ impl<T: Copy> Scratch<T> {
 }
 
 /// The marking entries of one event: (index in `T`, target det-state).
-pub(crate) type Marking = Scratch<(u32, crate::det::DetId)>;
+pub(crate) type Marking = Scratch<(u32, DetId)>;
 
 impl Default for Marking {
     fn default() -> Self {
-        Scratch::filled_with((0, DEAD))
+        Scratch::filled_with((0, DetId::DEAD))
     }
 }
 
 impl Marking {
-    /// Records that entry `i` marks into `target` unless `target` is `DEAD`; false
-    /// when that makes more than [`MAX_MARKING`] entries.
+    /// Records that entry `i` marks into `target` unless `target` is
+    /// [`DetId::DEAD`]; false when that makes more than [`MAX_MARKING`] entries.
     #[inline]
-    fn note(&mut self, i: usize, target: crate::det::DetId) -> bool {
-        self.push_if((i as u32, target), target != DEAD);
+    fn note(&mut self, i: usize, target: DetId) -> bool {
+        self.push_if((i as u32, target), !target.is_dead());
         self.len <= MAX_MARKING
+    }
+}
+
+/// With captures on: the capture label of each marking entry's new node, in the
+/// order of [`Marking`].
+pub(crate) type Labels = Scratch<u32>;
+
+impl Default for Labels {
+    fn default() -> Self {
+        Scratch::filled_with(0)
     }
 }
 
 /// The new nodes of one event and their target det-states: one per marking
 /// entry, plus the run that starts at the event.
-pub(crate) type Landing = Scratch<(crate::det::DetId, Item)>;
+pub(crate) type Landing = Scratch<(DetId, Item)>;
 
 impl Default for Landing {
     fn default() -> Self {
-        Scratch::filled_with((DEAD, Item { node: crate::tecs::NodeRef(0), max: i64::MIN }))
+        Scratch::filled_with((DetId::DEAD, Item { node: crate::tecs::NodeRef(0), max: i64::MIN }))
     }
 }
 
@@ -105,11 +115,12 @@ impl Runtime {
     /// only pruned, which the rebuild repeats harmlessly. Otherwise returns
     /// whether `T'` may hold a final det-state.
     ///
-    /// `CAP` (captures on): slot 0 of a successor is a list of `(label,
+    /// `CAP` (captures on): the marked part of a successor is a list of `(label,
     /// det-state)` pairs; the update applies when each list has one pair (one
     /// new node per marking entry, as without captures), whose label goes into
     /// the node's position word. Otherwise the rebuild makes one node per pair.
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     pub(super) fn update_in_place<const CAP: bool>(
         &mut self,
         table: &mut Vec<Entry>,
@@ -121,50 +132,45 @@ impl Runtime {
         w: i64,
         tau: i64,
     ) -> Option<bool> {
-        if start[1] != DEAD || start[2] != DEAD {
+        if start.has_unmarked() {
             return None;
         }
         self.scratch.marking.clear();
+        if CAP {
+            self.scratch.labels.clear();
+        }
         self.scratch.dying.clear();
         // Pass 1, read-only apart from pruning: find the entries that mark.
         let (expired, mut any_final) = if table.last().is_none_or(|e| e.head_max() >= tau) {
             // No entry expired, so only the entries the class moves need a look
             // (their lists, and those of the targets below, are pruned when used).
             match mask {
-                Some(mask) => (false, self.find_marking_by_mask(table, mask & *dets, class, tau)?),
-                None => self.find_marking(table, class, tau)?,
+                Some(mask) => (false, self.find_marking_by_mask::<CAP>(table, mask & *dets, class, tau)?),
+                None => self.find_marking::<CAP>(table, class, tau)?,
             }
         } else {
-            self.find_marking(table, class, tau)?
+            self.find_marking::<CAP>(table, class, tau)?
         };
-        if start[0] == DEAD && self.scratch.marking.as_slice().is_empty() {
+        if !start.has_marked() && self.scratch.marking.as_slice().is_empty() {
             self.drop_ended(table, dets, expired, tau);
             return Some(any_final);
         }
-        // With captures: the single (label, det-state) of each list, or the rebuild.
-        let mut labels = [0u32; MAX_MARKING + 1];
+        // The run that starts by marking the event, if any (with captures: the
+        // single (label, det-state) of its list, or the rebuild).
         let mut start_label = 0;
-        let mut start = start;
-        if CAP {
-            let cache = &self.state.cache;
-            let single = |list: crate::det::DetId| match cache.marked_list(list) {
-                &[pair] => Some(pair),
-                _ => None,
-            };
-            if start[0] != DEAD {
-                (start_label, start[0]) = single(start[0])?;
-            }
-            let marking = &mut self.scratch.marking;
-            for (item, label_slot) in marking.items[..marking.len].iter_mut().zip(&mut labels) {
-                let (label, target) = single(item.1)?;
-                item.1 = target;
-                *label_slot = label;
-            }
-        }
+        let start_target = if !CAP {
+            start.marked()
+        } else if start.has_marked() {
+            let target;
+            (start_label, target) = self.single_marked(start.marked_list())?;
+            target
+        } else {
+            DetId::DEAD
+        };
         // Every target must be new to this event: distinct, and not a marking entry.
         let marking = self.scratch.marking.as_slice();
         let is_marking = |t| marking.iter().any(|&(i, _)| table[i as usize].det == t);
-        if start[0] != DEAD && (is_marking(start[0]) || marking.iter().any(|m| m.1 == start[0])) {
+        if !start_target.is_dead() && (is_marking(start_target) || marking.iter().any(|m| m.1 == start_target)) {
             return None;
         }
         for (k, &(_, t)) in marking.iter().enumerate() {
@@ -175,14 +181,14 @@ impl Runtime {
 
         // Pass 2: the new nodes, computed from the lists as they were before the event.
         self.scratch.landing.clear();
-        if start[0] != DEAD {
+        if !start_target.is_dead() {
             let word = if CAP { super::step::labelled(position, start_label) } else { position };
             let node = self.state.arena.begin(word, w);
-            self.scratch.landing.push_if((start[0], Item { node, max: w }), true);
+            self.scratch.landing.push_if((start_target, Item { node, max: w }), true);
         }
         for (k, &(i, target)) in self.scratch.marking.as_slice().iter().enumerate() {
             let merged = table[i as usize].merged(&mut self.state.arena);
-            let word = if CAP { super::step::labelled(position, labels[k]) } else { position };
+            let word = if CAP { super::step::labelled(position, self.scratch.labels.as_slice()[k]) } else { position };
             let node = self.state.arena.output(word, merged.node, merged.max);
             self.scratch.landing.push_if((target, Item { node, max: merged.max }), true);
         }
@@ -225,11 +231,38 @@ impl Runtime {
         Some(any_final)
     }
 
+    /// With captures on: the one `(label, det-state)` pair of a marked successor's
+    /// list, or `None` (the rebuild) when the list has several labels.
+    #[inline]
+    fn single_marked(&self, list: ListId) -> Option<(u32, DetId)> {
+        match self.state.cache.marked_list(list) {
+            &[pair] => Some(pair),
+            _ => None,
+        }
+    }
+
+    /// Records that entry `i` of `T`, with successors `s`, marks (if it does):
+    /// its target, and with `CAP` the label of its single pair ([`Runtime::single_marked`]).
+    /// `None` when there are too many marking entries, or a list with several labels.
+    #[inline(always)]
+    fn note_marking<const CAP: bool>(&mut self, i: usize, s: Succ) -> Option<()> {
+        let target = if CAP && s.has_marked() {
+            let (label, target) = self.single_marked(s.marked_list())?;
+            self.scratch.labels.push_if(label, true);
+            target
+        } else if CAP {
+            DetId::DEAD
+        } else {
+            s.marked()
+        };
+        self.scratch.marking.note(i, target).then_some(())
+    }
+
     /// Pass 1 over every entry: prunes it, and records the marking ones in
     /// `self.scratch.marking` and those whose runs end in `self.scratch.dying`. Returns (whether
     /// an entry expired, whether an entry that stays accepts), or `None` when an
     /// entry does more than stay or end, and mark.
-    fn find_marking(&mut self, table: &mut [Entry], class: ClassId, tau: i64) -> Option<(bool, bool)> {
+    fn find_marking<const CAP: bool>(&mut self, table: &mut [Entry], class: ClassId, tau: i64) -> Option<(bool, bool)> {
         let mut expired = false;
         let mut any_final = false;
         let mut hits = 0;
@@ -245,8 +278,11 @@ impl Runtime {
                 }
                 None => self.state.cache.step(e.det, class),
             };
-            let stays = s[1] == e.det;
-            if !(stays || s[1] == DEAD) || s[2] != DEAD || !self.scratch.marking.note(i, s[0]) {
+            let stays = s.unmarked() == e.det;
+            if !(stays || s.unmarked().is_dead())
+                || !s.unmarked_other().is_dead()
+                || self.note_marking::<CAP>(i, s).is_none()
+            {
                 self.state.cache.count_hits(hits);
                 return None;
             }
@@ -264,7 +300,14 @@ impl Runtime {
     /// whose bit is set are looked at (final det-states always have theirs set).
     /// Returns whether an entry that stays accepts (always false), or `None` as
     /// [`Runtime::find_marking`] does.
-    fn find_marking_by_mask(&mut self, table: &mut [Entry], mask: u64, class: ClassId, tau: i64) -> Option<bool> {
+    #[inline(always)]
+    fn find_marking_by_mask<const CAP: bool>(
+        &mut self,
+        table: &mut [Entry],
+        mask: u64,
+        class: ClassId,
+        tau: i64,
+    ) -> Option<bool> {
         // Det ids are below 64 while the cache has a mask, and the entries of T
         // have distinct det ids, so T has at most 64 entries: gather the bits of
         // the moving entries first, without a branch per entry (which entry moves
@@ -276,7 +319,7 @@ impl Runtime {
         }
         let mut moving = 0u64;
         for (i, e) in table.iter().enumerate() {
-            moving |= (mask >> e.det & 1) << i;
+            moving |= (mask >> e.det.index() & 1) << i;
         }
         while moving != 0 {
             let i = moving.trailing_zeros() as usize;
@@ -284,16 +327,17 @@ impl Runtime {
             let e = &mut table[i];
             prune(&mut e.ul, tau);
             let s = self.state.cache.step(e.det, class);
-            let stays = s[1] == e.det;
+            let stays = s.unmarked() == e.det;
             // A final det-state that stayed would accept again here: left to the
             // general path (final det-states are entered by marking transitions
             // only, so this does not happen with the constructions of det/).
-            if !(stays || s[1] == DEAD) || s[2] != DEAD || (stays && self.state.cache.is_final(e.det)) {
+            if !(stays || s.unmarked().is_dead())
+                || !s.unmarked_other().is_dead()
+                || (stays && self.state.cache.is_final(e.det))
+            {
                 return None;
             }
-            if !self.scratch.marking.note(i, s[0]) {
-                return None;
-            }
+            self.note_marking::<CAP>(i, s)?;
             if !stays {
                 self.scratch.dying.push(i);
             }

@@ -207,6 +207,12 @@ impl Runtime {
         for source in self.config.query.key_sources(ty) {
             let (value, declared) = match source {
                 KeySource::Missing => return false,
+                KeySource::Routed(slot) => {
+                    if !route_key(&mut self.scratch, &self.state.partitions, *slot, row.get(*slot)) {
+                        return false;
+                    }
+                    continue;
+                }
                 KeySource::Declared(slot, t) => (row.get(*slot), Some(*t)),
                 // Without declarations a NULL counts as absent, so that the next name
                 // of the group is used: a table, where every row has every column,
@@ -297,6 +303,33 @@ impl Runtime {
             }
         }
         Ok(words)
+    }
+}
+
+/// Appends the routing key of a routed query (docs/language.md#s3-4b) read from `slot`;
+/// false when the event has none, or when it cannot be routed (the error is left in
+/// `scratch.route_error` for the push to report).
+#[inline(never)]
+fn route_key(
+    scratch: &mut super::Scratch,
+    partitions: &super::Partitions,
+    slot: AttrSlot,
+    value: ValueRef<'_>,
+) -> bool {
+    let buf = &mut scratch.key_buf;
+    let start = buf.len();
+    let checked = super::route_key::encode(buf, value).and_then(|keyed| {
+        if keyed {
+            super::route_key::check_kind(buf[start], &mut scratch.route_kind, partitions)?;
+        }
+        Ok(keyed)
+    });
+    match checked {
+        Ok(keyed) => keyed,
+        Err(message) => {
+            scratch.route_error = Some((slot, message));
+            false
+        }
     }
 }
 

@@ -23,6 +23,9 @@ mod reorder_batch;
 #[cfg(test)]
 mod reorder_tests;
 mod residual;
+mod route_key;
+#[cfg(test)]
+mod routing_tests;
 #[cfg(test)]
 mod runs_model_tests;
 mod scratch;

@@ -89,8 +89,8 @@ impl Entry {
 /// superset).
 #[inline]
 pub(crate) fn det_bit(d: DetId) -> u64 {
-    if d < 64 {
-        1 << d
+    if d.index() < 64 {
+        1 << d.index()
     } else {
         u64::MAX
     }
@@ -102,12 +102,34 @@ pub(crate) fn dets_of(table: &[Entry]) -> u64 {
     table.iter().fold(0, |acc, e| acc | det_bit(e.det))
 }
 
-/// Index of a partition slot.
-pub type PartitionId = u32;
-const NIL: PartitionId = u32::MAX;
+/// Index of a partition slot. A freed slot is reused by the next new key, so an
+/// id names a partition only while it is live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct PartitionId(u32);
+
+impl PartitionId {
+    /// The one partition of a query without `PARTITION BY` (never dropped).
+    pub const ONLY: PartitionId = PartitionId(0);
+    /// End of the idle list (no partition).
+    const NIL: PartitionId = PartitionId(u32::MAX);
+
+    /// The partition's slot.
+    #[inline(always)]
+    fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The id of slot `i`.
+    #[inline(always)]
+    fn from_index(i: usize) -> PartitionId {
+        debug_assert!(i < PartitionId::NIL.0 as usize, "partition ids stay below the sentinel");
+        PartitionId(i as u32)
+    }
+}
 
 /// The evaluation state of one substream.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Partition {
     /// Encoded key. A freed slot keeps the buffer (and the table's), so that a
     /// stream of short-lived keys reuses them instead of allocating per key.
@@ -133,6 +155,24 @@ pub struct Partition {
     /// Taken off the idle list by [`Partitions::evict_idle`], kept for its strategy
     /// state only.
     evicted: bool,
+}
+
+impl Default for Partition {
+    /// A free slot: no key, an empty table, the initial det-state, off the idle list.
+    fn default() -> Self {
+        Partition {
+            key: Vec::new(),
+            table: Vec::new(),
+            epoch: 0,
+            last_w: 0,
+            dets: 0,
+            virtual_det: DetId::INITIAL,
+            prev: PartitionId::NIL,
+            next: PartitionId::NIL,
+            live: false,
+            evicted: false,
+        }
+    }
 }
 
 /// All partitions of one evaluation.
@@ -175,15 +215,15 @@ impl Partitions {
             free: Vec::new(),
             index: hashbrown::HashTable::new(),
             hasher: foldhash::fast::RandomState::default(),
-            head: NIL,
-            tail: NIL,
+            head: PartitionId::NIL,
+            tail: PartitionId::NIL,
             keyed,
             created: 0,
             bytes: 0,
             evicted: 0,
         };
         if !keyed {
-            p.slots.push(Partition { prev: NIL, next: NIL, live: true, ..Default::default() });
+            p.slots.push(Partition { live: true, ..Default::default() });
             p.created = 1;
         }
         p
@@ -193,34 +233,34 @@ impl Partitions {
     #[inline]
     pub fn get_or_create(&mut self, key: &[u8], epoch: u64) -> PartitionId {
         if !self.keyed {
-            return 0;
+            return PartitionId::ONLY;
         }
         let hash = self.hasher.hash_one(key);
         let slots = &self.slots;
-        if let Some(&id) = self.index.find(hash, |&id| *slots[id as usize].key == *key) {
+        if let Some(&id) = self.index.find(hash, |&id| *slots[id.index()].key == *key) {
             return id;
         }
         let id = match self.free.pop() {
             Some(id) => id,
             None => {
                 self.slots.push(Partition::default());
-                (self.slots.len() - 1) as PartitionId
+                PartitionId::from_index(self.slots.len() - 1)
             }
         };
-        let p = &mut self.slots[id as usize];
+        let p = &mut self.slots[id.index()];
         debug_assert!(!p.live && p.table.is_empty());
         p.key.clear();
         p.key.extend_from_slice(key);
         p.dets = 0;
         p.epoch = epoch;
         p.last_w = i64::MIN;
-        p.virtual_det = crate::det::INITIAL;
-        p.prev = NIL;
-        p.next = NIL;
+        p.virtual_det = DetId::INITIAL;
+        p.prev = PartitionId::NIL;
+        p.next = PartitionId::NIL;
         p.live = true;
         p.evicted = false;
         let (slots, hasher) = (&self.slots, &self.hasher);
-        self.index.insert_unique(hash, id, |&id| hasher.hash_one(&*slots[id as usize].key));
+        self.index.insert_unique(hash, id, |&id| hasher.hash_one(&*slots[id.index()].key));
         self.created += 1;
         self.bytes += partition_bytes(key.len());
         id
@@ -229,13 +269,13 @@ impl Partitions {
     /// Mutable access to a partition.
     #[inline]
     pub fn get_mut(&mut self, id: PartitionId) -> &mut Partition {
-        &mut self.slots[id as usize]
+        &mut self.slots[id.index()]
     }
 
     /// Records an event of `id` at coordinate `w` (moves it to the front).
     #[inline(always)]
     pub fn touch(&mut self, id: PartitionId, w: i64) {
-        self.slots[id as usize].last_w = w;
+        self.slots[id.index()].last_w = w;
         if self.keyed && self.head != id {
             self.move_to_front(id);
         }
@@ -244,46 +284,46 @@ impl Partitions {
     /// Makes `id` the most recently touched partition.
     fn move_to_front(&mut self, id: PartitionId) {
         self.unlink(id);
-        let p = &mut self.slots[id as usize];
+        let p = &mut self.slots[id.index()];
         if p.evicted {
             p.evicted = false;
             self.evicted -= 1;
         }
-        p.prev = NIL;
+        p.prev = PartitionId::NIL;
         p.next = self.head;
-        if self.head != NIL {
-            self.slots[self.head as usize].prev = id;
+        if self.head != PartitionId::NIL {
+            self.slots[self.head.index()].prev = id;
         }
         self.head = id;
-        if self.tail == NIL {
+        if self.tail == PartitionId::NIL {
             self.tail = id;
         }
     }
 
     /// Whether `id` is on the idle list (evicted partitions are not).
     fn is_linked(&self, id: PartitionId) -> bool {
-        let p = &self.slots[id as usize];
-        p.prev != NIL || p.next != NIL || self.head == id
+        let p = &self.slots[id.index()];
+        p.prev != PartitionId::NIL || p.next != PartitionId::NIL || self.head == id
     }
 
     fn unlink(&mut self, id: PartitionId) {
         if !self.is_linked(id) {
             return;
         }
-        let (prev, next) = (self.slots[id as usize].prev, self.slots[id as usize].next);
-        if prev != NIL {
-            self.slots[prev as usize].next = next;
+        let (prev, next) = (self.slots[id.index()].prev, self.slots[id.index()].next);
+        if prev != PartitionId::NIL {
+            self.slots[prev.index()].next = next;
         } else {
             self.head = next;
         }
-        if next != NIL {
-            self.slots[next as usize].prev = prev;
+        if next != PartitionId::NIL {
+            self.slots[next.index()].prev = prev;
         } else {
             self.tail = prev;
         }
-        let p = &mut self.slots[id as usize];
-        p.prev = NIL;
-        p.next = NIL;
+        let p = &mut self.slots[id.index()];
+        p.prev = PartitionId::NIL;
+        p.next = PartitionId::NIL;
     }
 
     /// Removes a keyed partition, returning its table's union-lists to `pool`. The
@@ -293,14 +333,14 @@ impl Partitions {
             return;
         }
         self.unlink(id);
-        let hash = self.hasher.hash_one(&*self.slots[id as usize].key);
+        let hash = self.hasher.hash_one(&*self.slots[id.index()].key);
         match self.index.find_entry(hash, |&other| other == id) {
             Ok(entry) => {
                 entry.remove();
             }
             Err(_) => unreachable!("a live keyed partition is in the index"),
         }
-        let p = &mut self.slots[id as usize];
+        let p = &mut self.slots[id.index()];
         if p.evicted {
             p.evicted = false;
             self.evicted -= 1;
@@ -318,12 +358,12 @@ impl Partitions {
     /// leaves the idle list until its key is seen again.
     #[inline]
     pub fn evict_idle(&mut self, tau: i64, pool: &mut Vec<UnionList>) {
-        while self.keyed && self.tail != NIL && self.slots[self.tail as usize].last_w < tau {
+        while self.keyed && self.tail != PartitionId::NIL && self.slots[self.tail.index()].last_w < tau {
             let id = self.tail;
-            if self.slots[id as usize].virtual_det == crate::det::INITIAL {
+            if self.slots[id.index()].virtual_det == DetId::INITIAL {
                 self.remove(id, pool);
             } else {
-                let p = &mut self.slots[id as usize];
+                let p = &mut self.slots[id.index()];
                 // Only the strategy state stays: the table's memory goes too.
                 pool.extend(std::mem::take(&mut p.table).into_iter().map(|e| e.ul));
                 p.evicted = true;
@@ -335,7 +375,7 @@ impl Partitions {
 
     /// Ids of the live partitions.
     pub fn ids(&self) -> impl Iterator<Item = PartitionId> + '_ {
-        self.slots.iter().enumerate().filter(|(_, p)| p.live).map(|(i, _)| i as PartitionId)
+        self.slots.iter().enumerate().filter(|(_, p)| p.live).map(|(i, _)| PartitionId::from_index(i))
     }
 
     /// Live partitions, in no particular order.
@@ -384,12 +424,8 @@ impl Partitions {
         if !self.keyed {
             return Vec::new();
         }
-        let linked = |id: PartitionId| {
-            let p = &self.slots[id as usize];
-            p.prev != NIL || p.next != NIL || self.head == id
-        };
         let mut out: Vec<&Partition> =
-            self.index.iter().filter(|&&id| !linked(id)).map(|&id| &self.slots[id as usize]).collect();
+            self.index.iter().filter(|&&id| !self.is_linked(id)).map(|&id| &self.slots[id.index()]).collect();
         out.sort_by(|a, b| (a.last_w, &a.key).cmp(&(b.last_w, &b.key)));
         out
     }
@@ -397,7 +433,7 @@ impl Partitions {
     /// Records the last event's coordinate of a partition without putting it on
     /// the idle list (restoring an evicted partition).
     pub fn set_last_w(&mut self, id: PartitionId, w: i64) {
-        let p = &mut self.slots[id as usize];
+        let p = &mut self.slots[id.index()];
         p.last_w = w;
         if !p.evicted {
             p.evicted = true;
@@ -413,9 +449,9 @@ impl Partitions {
         }
         let mut out = Vec::with_capacity(self.index.len());
         let mut id = self.tail;
-        while id != NIL {
-            out.push(&self.slots[id as usize]);
-            id = self.slots[id as usize].prev;
+        while id != PartitionId::NIL {
+            out.push(&self.slots[id.index()]);
+            id = self.slots[id.index()].prev;
         }
         out
     }

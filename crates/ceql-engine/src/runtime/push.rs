@@ -7,6 +7,7 @@ use super::{Precomputed, Runtime, Target};
 use crate::error::EventError;
 use crate::output::{MatchBuffer, Position};
 use crate::predicate::Row;
+use crate::schema::TypeId;
 
 impl Runtime {
     /// Pushes one event: `values[i]` is the value of `attribute_names()[i]`.
@@ -80,11 +81,15 @@ impl Runtime {
             Err((field, msg)) => return Err(EventError::new(position, field, type_name(self).as_deref(), msg)),
         };
         if !self.encode_key(ty, row) {
+            if let Some((slot, msg)) = self.scratch.route_error.take() {
+                let field = self.config.layout[slot as usize].clone();
+                return Err(EventError::new(position, field, type_name(self).as_deref(), msg));
+            }
             self.state.position += 1;
             self.state.stats.no_key += 1;
             self.state.max_w = self.state.max_w.max(w);
             if self.config.deadline.is_some() {
-                self.deadline_event(None, 0, w, out);
+                self.deadline_event_cold(None, 0, w, out);
             }
             self.reclaim();
             return Ok(());
@@ -108,17 +113,21 @@ impl Runtime {
         self.state.position += 1;
         self.state.stats.accepted += 1;
         self.state.max_w = self.state.max_w.max(w);
-        if self.config.facts.time_based && self.state.coordinate_marks.back().is_none_or(|&(last, _)| last < w) {
-            self.state.coordinate_marks.push_back((w, position));
+        if self.config.facts.time_based {
+            if self.state.coordinate_marks.back().is_none_or(|&(last, _)| last < w) {
+                self.state.coordinate_marks.push_back((w, position));
+            }
+            // A trailing absence needs a duration window (E0304), so queries
+            // without time windows do not test for deadlines at all.
+            if self.config.deadline.is_some() {
+                self.deadline_event_cold(Some(ty), words, w, out);
+            }
         }
         // Accepted coordinates never decrease, so `w` is now `max_w` and this is the
         // threshold of both the event and the reclamation after it.
         let tau = self.threshold(w);
         if self.config.facts.every_row {
             self.store_every_event(ty, row, position);
-        }
-        if self.config.deadline.is_some() {
-            self.deadline_event(Some(ty), words, w, out);
         }
         let pid = self.state.partitions.get_or_create(&self.scratch.key_buf, self.state.reset_epoch);
         if let Some(begun) = self.settle_idle(pid, class, w, tau) {
@@ -136,6 +145,14 @@ impl Runtime {
             return Err(EventError::out_of_memory(position));
         }
         Ok(())
+    }
+
+    /// [`Runtime::deadline_event`], kept out of line: queries without a trailing
+    /// absence never call it, and inlined it made the push's frame larger for them.
+    #[cold]
+    #[inline(never)]
+    fn deadline_event_cold<P: Position>(&mut self, ty: Option<TypeId>, words: usize, w: i64, out: &mut MatchBuffer<P>) {
+        self.deadline_event(ty, words, w, out);
     }
 
     /// The threshold `τ` for the current coordinate: starts with `w < τ` are outside

@@ -3,7 +3,7 @@
 //! memo is derived from the cache and rebuilt after a clear), so a snapshot never
 //! saves them and a restored evaluation starts with fresh ones.
 
-use super::in_place::{Landing, Marking};
+use super::in_place::{Labels, Landing, Marking};
 use super::partition::Entry;
 use crate::det::ClassId;
 use crate::enumerate::Enumerator;
@@ -33,12 +33,15 @@ pub(crate) struct Scratch {
     /// Scratch output for deduplication when the caller only counts.
     pub(crate) dedupe_scratch: MatchBuffer,
     /// Complex events of one position that will wait for their deadline (deadlines.rs).
-    pub(crate) deferred: MatchBuffer,
+    /// (An `Option`, so that taking it out while the runtime fills it allocates nothing.)
+    pub(crate) deferred: Option<MatchBuffer>,
     /// Per type (last: unknown types): (cache clears + 1 when cached, class) for
     /// types whose class does not depend on the event; `u64::MAX` otherwise.
     pub(crate) fixed_classes: Vec<(u64, ClassId)>,
     /// In-place update: (index in `T`, target) of each marking entry.
     pub(crate) marking: Marking,
+    /// In-place update with captures on: the capture label of each marking entry.
+    pub(crate) labels: Labels,
     /// In-place update: indices in `T` of the entries whose runs end.
     pub(crate) dying: Vec<usize>,
     /// In-place update: (target, node) of each new node.
@@ -47,6 +50,12 @@ pub(crate) struct Scratch {
     pub(crate) candidates: MatchBuffer,
     /// Filters between events: the type error met while testing, reported by the push.
     pub(crate) residual_error: Option<crate::residual::ResidualError>,
+    /// Routed equalities: why the current event cannot be routed (slot, message),
+    /// reported by the push.
+    pub(crate) route_error: Option<(crate::predicate::AttrSlot, String)>,
+    /// Routed equalities: the kind every held partition's key shares, 0 when not known
+    /// (derived from the partitions, see `route_key::check_kind`).
+    pub(crate) route_kind: u8,
 }
 
 impl Scratch {
@@ -55,7 +64,7 @@ impl Scratch {
         let fixed_classes = (0..=query.preds.len())
             .map(|t| {
                 let plain = t == query.preds.len() || (query.preds[t].is_empty() && query.declared_reads[t].is_empty());
-                (if plain { 0 } else { u64::MAX }, 0)
+                (if plain { 0 } else { u64::MAX }, ClassId::from_index(0))
             })
             .collect();
         Scratch {
@@ -69,13 +78,16 @@ impl Scratch {
             bits: Vec::new(),
             key_buf: Vec::new(),
             dedupe_scratch: MatchBuffer::new(),
-            deferred: MatchBuffer::new(),
+            deferred: Some(MatchBuffer::new()),
             fixed_classes,
             marking: Marking::default(),
+            labels: Labels::default(),
             dying: Vec::new(),
             landing: Landing::default(),
             candidates: MatchBuffer::new(),
             residual_error: None,
+            route_error: None,
+            route_kind: 0,
         }
     }
 }

@@ -94,7 +94,7 @@ impl Runtime {
                 key: p.key.to_vec(),
                 epoch: p.epoch,
                 last_w: p.last_w,
-                virtual_det: self.state.cache.export(if stale { crate::det::INITIAL } else { p.virtual_det }),
+                virtual_det: self.state.cache.export(if stale { crate::det::DetId::INITIAL } else { p.virtual_det }),
                 entries: if stale {
                     Vec::new()
                 } else {

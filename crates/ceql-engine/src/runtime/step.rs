@@ -5,7 +5,7 @@
 
 use super::partition::{dets_of, Entry, PartitionId};
 use super::Runtime;
-use crate::det::{ClassId, Succ, DEAD, INITIAL};
+use crate::det::{ClassId, DetId, Succ};
 use crate::output::{MatchBuffer, Position};
 use crate::predicate::Row;
 use crate::schema::TypeId;
@@ -42,14 +42,13 @@ impl Runtime {
         // lets none expire: T' = T, and since every final det-state is a mover, T
         // holds none and there is no output. Decided from the partition's det-state
         // bits without reading T's entries.
-        // (The three successors are DEAD, u32::MAX, exactly when their AND is.)
-        if start[0] & start[1] & start[2] == DEAD
-            && start[3] == virtual_det
+        if start.is_empty()
+            && start.next_virtual() == virtual_det
             && mask.is_some_and(|mask| mask & part.dets == 0)
             && part.table.last().is_none_or(|e| e.head_max() >= tau)
         {
             debug_assert_eq!(dets_of(&part.table) & !part.dets, 0, "dets is a superset of T's det-states");
-            let empty = part.table.is_empty() && virtual_det == INITIAL;
+            let empty = part.table.is_empty() && virtual_det == DetId::INITIAL;
             self.state.partitions.touch(pid, w);
             if empty {
                 self.state.partitions.remove(pid, &mut self.scratch.pool);
@@ -65,7 +64,7 @@ impl Runtime {
         let part = self.state.partitions.get_mut(pid);
         self.scratch.pool.extend(part.table.drain(..).map(|e| e.ul));
         part.epoch = self.state.reset_epoch;
-        part.virtual_det = INITIAL;
+        part.virtual_det = DetId::INITIAL;
     }
 
     /// [`Runtime::on_event`] with captures on, kept out of line so that the
@@ -104,8 +103,8 @@ impl Runtime {
     /// in registers on the hot path.
     ///
     /// `CAP`: captures on (docs/language.md#s3-2a), a separate monomorphised step,
-    /// so that the captures-off step has no branch more. Slot 0 of every successor
-    /// is then a list of `(label, det-state)` pairs ([`crate::det::DetCache::marked_list`]),
+    /// so that the captures-off step has no branch more. The marked part of every
+    /// successor is then a list of `(label, det-state)` pairs ([`Succ::marked_list`]),
     /// and each pair gets its own output node, whose position word carries the
     /// label. The in-place update applies when every marking entry has one label.
     ///
@@ -129,7 +128,7 @@ impl Runtime {
         out: &mut MatchBuffer<P>,
     ) {
         let EventStart { start, mask } = begun;
-        let next_virtual = start[3];
+        let next_virtual = start.next_virtual();
         self.state.arena.set_coordinate(w);
         let part = self.state.partitions.get_mut(pid);
         let mut table = std::mem::take(&mut part.table);
@@ -146,26 +145,26 @@ impl Runtime {
             let mut next = std::mem::take(&mut self.scratch.next_table);
             // The runs that start at this event are executed first: their max,
             // w(j), is the largest, which keeps the heads of T' in non-increasing order.
-            if CAP && start[1] == DEAD && start[2] == DEAD {
-                if start[0] != DEAD {
+            if CAP && !start.has_unmarked() {
+                if start.has_marked() {
                     // Only marking starts: one begin node per label.
-                    for i in 0..self.state.cache.marked_list(start[0]).len() {
-                        let (label, d) = self.state.cache.marked_list(start[0])[i];
+                    for i in 0..self.state.cache.marked_list(start.marked_list()).len() {
+                        let (label, d) = self.state.cache.marked_list(start.marked_list())[i];
                         let node = self.state.arena.begin(labelled(position, label), w);
                         self.add(&mut next, d, Item { node, max: w });
                     }
                 }
-            } else if start[1] == DEAD && start[2] == DEAD {
-                if start[0] != DEAD {
+            } else if !start.has_unmarked() {
+                if start.has_marked() {
                     // Only a marking start: one begin node instead of a bottom and
                     // an output node over it.
                     let node = self.state.arena.begin(position, w);
-                    self.add(&mut next, start[0], Item { node, max: w });
+                    self.add(&mut next, start.marked(), Item { node, max: w });
                 }
             } else {
                 let bottom = Item { node: self.state.arena.bottom(position, w), max: w };
                 let ul = new_ulist(bottom, &mut self.scratch.pool);
-                self.exec_trans::<CAP>(&mut next, start, Entry::new(DEAD, ul), position);
+                self.exec_trans::<CAP>(&mut next, start, Entry::new(DetId::DEAD, ul), position);
             }
             for mut e in table.drain(..) {
                 if !prune(&mut e.ul, tau) {
@@ -191,7 +190,7 @@ impl Runtime {
         let any = any_final
             && if self.config.deadline.is_some() {
                 // A trailing absence: the complex events wait for their deadline (deadlines.rs).
-                self.defer_outputs::<CAP>(&next, position, w, tau)
+                self.defer_outputs_cold::<CAP>(&next, position, w, tau)
             } else {
                 let before = out.total();
                 let any = self.emit_outputs::<P, CAP>(&next, position, tau, out);
@@ -205,7 +204,7 @@ impl Runtime {
         if reset {
             self.scratch.pool.extend(next.drain(..).map(|e| e.ul));
             dets = 0;
-            next_virtual = INITIAL;
+            next_virtual = DetId::INITIAL;
             if self.config.facts.consume == ConsumePolicy::Any || !self.state.partitions.keyed() {
                 self.state.reset_epoch += 1;
             }
@@ -217,7 +216,7 @@ impl Runtime {
         part.virtual_det = next_virtual;
         self.state.partitions.touch(pid, w);
         let part = self.state.partitions.get_mut(pid);
-        if part.table.is_empty() && part.virtual_det == INITIAL {
+        if part.table.is_empty() && part.virtual_det == DetId::INITIAL {
             self.state.partitions.remove(pid, &mut self.scratch.pool);
         }
         if CAP {
@@ -225,8 +224,17 @@ impl Runtime {
         }
     }
 
+    /// [`Runtime::defer_outputs`], kept out of line so that queries without a
+    /// trailing absence do not carry it in their step.
+    #[cold]
+    #[inline(never)]
+    fn defer_outputs_cold<const CAP: bool>(&mut self, next: &[Entry], position: u64, w: i64, tau: i64) -> bool {
+        self.defer_outputs::<CAP>(next, position, w, tau)
+    }
+
     /// OUTPUT: appends to `out` the complex events of the final det-states of `next`
     /// whose start is in the window (`τ`); returns whether there was any.
+    #[inline(always)]
     pub(super) fn emit_outputs<P: Position, const CAP: bool>(
         &mut self,
         next: &[Entry],
@@ -297,18 +305,18 @@ impl Runtime {
         any
     }
 
-    /// EXEC_TRANS: moves the union-list of entry `e` along its successors: slot 0
-    /// by output-marking transitions (a new output node), slots 1 and 2 by
-    /// non-marking ones (the list itself, or its merge when the target is already
-    /// in `T'`). A list that moves unchanged keeps its remembered merge.
-    /// With `CAP`, slot 0 is a list of `(label, det-state)` pairs: one labelled
-    /// output node each.
+    /// EXEC_TRANS: moves the union-list of entry `e` along its successors: to the
+    /// marked one by output-marking transitions (a new output node), to the
+    /// unmarked ones by non-marking transitions (the list itself, or its merge
+    /// when the target is already in `T'`). A list that moves unchanged keeps its
+    /// remembered merge. With `CAP`, the marked part is a list of `(label,
+    /// det-state)` pairs: one labelled output node each.
     #[inline(always)]
     fn exec_trans<const CAP: bool>(&mut self, next: &mut Vec<Entry>, succ: Succ, mut e: Entry, position: u64) {
-        let [m, u1, u2, _] = succ;
-        let i1 = if u1 != DEAD { self.index_of(u1) } else { None };
-        if m == DEAD && u2 == DEAD && i1.is_none() {
-            if u1 == DEAD {
+        let (u1, u2) = (succ.unmarked(), succ.unmarked_other());
+        let i1 = if !u1.is_dead() { self.index_of(u1) } else { None };
+        if !succ.has_marked() && u2.is_dead() && i1.is_none() {
+            if u1.is_dead() {
                 self.scratch.pool.push(e.ul);
             } else {
                 // Only a non-marking successor not yet in T': reuse the list as is.
@@ -320,20 +328,21 @@ impl Runtime {
         }
         let merged = e.merged(&mut self.state.arena);
         let ul = e.ul;
-        if CAP && m != DEAD {
-            for i in 0..self.state.cache.marked_list(m).len() {
-                let (label, d) = self.state.cache.marked_list(m)[i];
+        if CAP && succ.has_marked() {
+            let list = succ.marked_list();
+            for i in 0..self.state.cache.marked_list(list).len() {
+                let (label, d) = self.state.cache.marked_list(list)[i];
                 let node = self.state.arena.output(labelled(position, label), merged.node, merged.max);
                 self.add(next, d, Item { node, max: merged.max });
             }
-        } else if m != DEAD {
+        } else if succ.has_marked() {
             let node = self.state.arena.output(position, merged.node, merged.max);
-            self.add(next, m, Item { node, max: merged.max });
+            self.add(next, succ.marked(), Item { node, max: merged.max });
         }
         let mut ul = Some(ul);
         let mut moved_to: Option<usize> = None;
         for u in [u1, u2] {
-            if u == DEAD {
+            if u.is_dead() {
                 continue;
             }
             match self.index_of(u) {
@@ -368,7 +377,7 @@ impl Runtime {
 
     /// ADD: inserts a non-union node under det-state `q` of `T'`.
     #[inline]
-    fn add(&mut self, next: &mut Vec<Entry>, q: crate::det::DetId, n: Item) {
+    fn add(&mut self, next: &mut Vec<Entry>, q: DetId, n: Item) {
         match self.index_of(q) {
             Some(i) => next[i].insert(&mut self.state.arena, n),
             None => {
@@ -390,15 +399,15 @@ impl Runtime {
     }
 
     #[inline]
-    fn index_of(&self, d: crate::det::DetId) -> Option<usize> {
-        let d = d as usize;
+    fn index_of(&self, d: DetId) -> Option<usize> {
+        let d = d.index();
         (d < self.scratch.stamp_of.len() && self.scratch.stamp_of[d] == self.scratch.stamp)
             .then(|| self.scratch.slot_of[d] as usize)
     }
 
     #[inline]
-    fn set_index(&mut self, d: crate::det::DetId, i: usize) {
-        let d = d as usize;
+    fn set_index(&mut self, det: DetId, i: usize) {
+        let d = det.index();
         if d >= self.scratch.stamp_of.len() {
             let n = (d + 1).max(self.scratch.stamp_of.len() * 2);
             self.scratch.stamp_of.resize(n, 0);
@@ -406,7 +415,7 @@ impl Runtime {
         }
         self.scratch.stamp_of[d] = self.scratch.stamp;
         self.scratch.slot_of[d] = i as u32;
-        self.scratch.next_dets |= super::partition::det_bit(d as crate::det::DetId);
+        self.scratch.next_dets |= super::partition::det_bit(det);
     }
 }
 

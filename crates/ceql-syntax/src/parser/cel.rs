@@ -6,6 +6,7 @@
 //! | 60    | `AS x`, `+`, `:+`  | postfix |
 //! | 50    | `;`                | infix   |
 //! | 40    | `:`                | infix   |
+//! | 35    | `AND`              | infix   |
 //! | 30    | `OR`               | infix   |
 //! | 20    | `FILTER f`         | postfix |
 
@@ -28,6 +29,7 @@ enum Postfix {
 enum Infix {
     Seq,
     Contiguous,
+    And,
     Or,
 }
 
@@ -51,6 +53,7 @@ impl Infix {
         match self {
             Infix::Seq => 50,
             Infix::Contiguous => 40,
+            Infix::And => 35,
             Infix::Or => 30,
         }
     }
@@ -81,6 +84,7 @@ pub(crate) fn cel(pair: Pair<'_>) -> Result<Cel, Diagnostic> {
                 let op = match p.into_inner().next().expect("infix operator").as_rule() {
                     Rule::semi => Infix::Seq,
                     Rule::colon => Infix::Contiguous,
+                    Rule::kw_and => Infix::And,
                     _ => Infix::Or,
                 };
                 items.push(Item::Infix(op));
@@ -128,6 +132,7 @@ fn climb(items: &mut std::iter::Peekable<std::vec::IntoIter<Item>>, min: u8) -> 
                 let kind = match op {
                     Infix::Seq => CelKind::Seq(l, r),
                     Infix::Contiguous => CelKind::Contiguous(l, r),
+                    Infix::And => CelKind::And(l, r),
                     Infix::Or => CelKind::Or(l, r),
                 };
                 lhs = Cel { kind, span };

@@ -137,7 +137,7 @@ fn describe(rule: Rule) -> &'static [&'static str] {
         cel | cel_unit => &["event type", "`(`", "NOT"],
         atomic => &["event type"],
         cel_postfix => &["AS", "FILTER", "`+`", "`:+`"],
-        cel_infix => &["`;`", "`:`", "OR"],
+        cel_infix => &["`;`", "`:`", "AND", "OR"],
         filter | filter_and | filter_term | var_filter => &["filter `var[predicate]`"],
         pred | pred_and | pred_not | pred_atom | pred_test => &["predicate"],
         cmp_tail => &["comparison operator"],
