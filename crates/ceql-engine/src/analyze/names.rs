@@ -483,7 +483,7 @@ fn capturable_types(pattern: &Cel, schema: &Schema, vars: &Variables) -> Vec<Vec
         match vars.kind(v) {
             VarKind::Type(t) => types.extend(schema.types_named(t).iter().copied()),
             VarKind::Qualified(s, t) => types.extend(schema.type_id(*s, t)),
-            VarKind::Alias(_) => {}
+            VarKind::Alias(_) | VarKind::Iteration(_) => {}
         }
     }
     fn atoms_outside_not(c: &Cel, schema: &Schema, acc: &mut BTreeSet<TypeId>) {
