@@ -18,7 +18,8 @@ The ``and*``/``or*`` rows compare the conjunction of 3 and 5 events with the OR 
 orders; the ``deadline_*`` rows run a trailing absence with deadlines on 1M events of 10,000
 keys (``Query.run``, deadlines closed at the end) against the same query without it.
 The ``corr_*`` rows (issue 16's queries 1, 3 and 4 with predicates between events, and an
-aggregate filter ``e[price > avg(b.price)]``, at
+aggregate filter ``e[price > avg(b.price)]``; ``corr_rounds*``: a filter inside an iteration,
+tested per iteration, docs/language.md#s3-4c, against the same filter after the ``+``), at
 W = 100, 1,000 and 10,000 events) run on the first ``--events`` stock trades, pushed in
 slices within a time budget: the row says how many events were processed and whether all were.
 The ``corr_q2*`` rows (issue 16's query 2, an equality join routed by key, docs/language.md#s3-4b)
@@ -201,7 +202,15 @@ def correlation_queries():
     # An aggregate in a filter (docs/language.md#s3-4a): no pruning, every valuation is tested.
     agg = ("SELECT * FROM S WHERE SELL AS s ; (BUY AS b)+ ; SELL AS e FILTER e[price > avg(b.price)] "
            "PARTITION BY [name] WITHIN {w} EVENTS")
-    return {f"corr_{n}_w{w}": q.format(w=w) for n, q in (("q1", q1), ("q3", q3), ("q4", q4), ("agg", agg))
+    # A filter inside an iteration (docs/language.md#s3-4c): tested per iteration, cut at the
+    # iteration markers, next to the same filter after the + (every BUY against every SELL).
+    rounds = ("SELECT * FROM S WHERE ((SELL AS s ; BUY AS b) FILTER b[price > s.price])+ "
+              "PARTITION BY [name] WITHIN {w} EVENTS")
+    rounds_after = ("SELECT * FROM S WHERE (SELL AS s ; BUY AS b)+ FILTER b[price > s.price] "
+                    "PARTITION BY [name] WITHIN {w} EVENTS")
+    return {f"corr_{n}_w{w}": q.format(w=w)
+            for n, q in (("q1", q1), ("q3", q3), ("q4", q4), ("agg", agg), ("rounds", rounds),
+                         ("rounds_after", rounds_after))
             for w in (100, 1_000, 10_000)}
 
 

@@ -156,7 +156,7 @@ def test_strict_and_compat_strategies_are_evaluated_with_filters_between_events(
 
 
 @pytest.mark.parametrize("query,message", [
-    ("SELECT * FROM S WHERE (A AS a ; B AS b FILTER b[v > a.v])+", "inside an iteration"),
+    ("SELECT * FROM S WHERE (NOT(C) ; A AS a ; B AS b FILTER b[v > a.v])+", "inside an iteration"),
     ("SELECT * FROM S WHERE (A ; B AS b FILTER b[v > A.v]) ; A", "also bound outside"),
     ("SELECT *, count(b) AS n FROM S WHERE A AS a ; B AS b ; ABSENT(C) FOR 1 second WITHIN 1 minute", "measures"),
 ])

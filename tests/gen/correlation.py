@@ -33,9 +33,29 @@ SHAPES = [
     ("A AS a ; (B AS b OR C AS b){f}", "ab"),
     ("(A AS a ; B AS b{f}) OR C AS c", "ab"),
     ("(A AS a ; B AS b{f}) ; C AS c", "ab"),
-    ("(A AS a ; B AS b{f})+", "ab"),  # re-binding per iteration (refused for now: E0500)
+    ("(A AS a ; B AS b{f})+", "ab"),  # re-binding per iteration (docs/language.md#s3-4c)
     ("A ; B AS b{f}", "b"),
     ("(A AS a ; B AS b{f}) ; A", "ab"),  # A is also bound outside the filtered formula
+]
+
+#: Filters between events inside an iteration (docs/language.md#s3-4c): re-bound per
+#: iteration, with several decompositions of one valuation (nested +, OR in the body), next
+#: to a filter outside the +, `:+`, and the form still refused with E0500 (a body that can
+#: start with NOT).
+ITERATION_SHAPES = [
+    ("(A AS a ; B AS b{f})+", "ab"),
+    ("((A AS a ; B AS b){f})+ ; C AS c", "ab"),
+    ("C AS c ; (A AS a ; B AS b{f})+", "ab"),
+    ("(A AS a ; (B AS b)+{f})+", "ab"),
+    ("((A AS a ; (B AS b)+){f})+", "ab"),
+    ("((B AS b)+{f})+", "b"),
+    ("((A AS a OR B AS a) ; B AS b{f})+", "ab"),
+    ("(A AS a ; B AS b{f})+ ; (A AS a ; B AS b{f})+", "ab"),
+    ("((A AS a ; B AS b{f})+ ; C AS c)+", "ab"),
+    ("(A AS a ; B AS b{f})+ FILTER b[v >= PREV(v)]", "ab"),
+    ("(A AS a : B AS b{f})+", "ab"),
+    ("(A AS a ; B AS b{f}):+", "ab"),
+    ("(NOT(C) ; A AS a ; B AS b{f})+", "ab"),  # refused (E0500)
 ]
 
 CMP = ["<", "<=", ">", ">=", "=", "!="]
@@ -137,10 +157,11 @@ def _measures(draw, vs):
 
 @st.composite
 def correlation_cases(draw, strategies=("", "", "", "", "ALL", "ANY", "NEXT", "LAST", "MAX", "STRICT"),
-                      max_events=11, measures=False):
+                      max_events=11, measures=False, shapes=None):
     """A :class:`Case` with a filter between events (and the clauses around it). With
-    ``measures``, the SELECT list also has measures, and the filter is there half the time."""
-    shape, letters = draw(st.sampled_from(SHAPES))
+    ``measures``, the SELECT list also has measures, and the filter is there half the time.
+    ``shapes`` replaces :data:`SHAPES` (e.g. :data:`ITERATION_SHAPES`)."""
+    shape, letters = draw(st.sampled_from(shapes or SHAPES))
     vs = list(letters)
     with_filter = not measures or draw(st.booleans())
     where = shape.format(f=" FILTER " + draw(_filter(vs)) if with_filter else "")

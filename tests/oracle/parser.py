@@ -312,7 +312,7 @@ class Parser:
             # contextual keyword: ABSENT only when a `(` follows (docs/language.md#s2-1)
             self.next()
             self.next()
-            inner = self.atomic()
+            inner = self.atomic(alias=True)
             self.expect_sym(")")
             u = self.peek()
             if u.kind == "IDENT" and not u.quoted and u.value.upper() == "FOR":  # contextual, docs/language.md#s3-3b
@@ -327,8 +327,13 @@ class Parser:
         q = self.qname()
         return N.Atom(q[0], q[1]) if isinstance(q, tuple) else N.Atom(None, q)
 
-    def atomic(self):
+    def atomic(self, alias=False):
+        """qname {FILTER filter}; inside ABSENT (``alias``) also qname AS x {FILTER filter}
+        (docs/language.md#s3-3a): the alias is one of the absent event's own variables."""
         f = self.atom()
+        if alias and self.is_kw("AS"):
+            self.next()
+            f = N.As(f, self.expect_ident())
         while self.is_kw("FILTER"):
             self.next()
             f = N.Filter(f, self.filter())

@@ -109,7 +109,11 @@ class SubstreamSemantics:
                     out.add(Valuation(v1.start, v2.end, v1.mu | v2.mu))
             return out
         if isinstance(node, N.Plus):
-            # least set containing [[psi]] and closed under V ; V' (resp. V : V'), V' in [[psi]]
+            # least set containing [[psi]] and closed under V ; V' (resp. V : V'), V' in [[psi]].
+            # A filter inside psi (docs/language.md#s3-4c) is part of [[psi]]: it was tested on
+            # each iteration's valuation alone (its variables re-bound per iteration), and a
+            # union reached through several decompositions is one valuation (some decomposition
+            # passes).
             base = self.sem(node.child)
             base_by_start = self.by_start(base)
             result = set(base)
@@ -189,10 +193,14 @@ class SubstreamSemantics:
         while isinstance(inner, N.Filter):
             thetas.append(inner.theta)
             inner = inner.child
+        own = set()
+        if isinstance(inner, N.As):  # ABSENT(B AS b ...): b is one of its own variables
+            own.add(inner.name)
+            inner = inner.child
         ev = self.events[p]
         if ev.type != inner.type or (inner.stream is not None and ev.stream != inner.stream):
             return False
-        own = {inner.type} | ({(ev.stream, inner.type)} if ev.stream is not None else set())
+        own |= {inner.type} | ({(ev.stream, inner.type)} if ev.stream is not None else set())
         mu = frozenset((x, q) for x, q in v.mu if x not in own) | {(x, p) for x in own}
         w = Valuation(v.start, v.end, mu)
         return all(self.satisfies(w, theta) for theta in thetas)

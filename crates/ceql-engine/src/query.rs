@@ -297,6 +297,8 @@ impl CompiledQuery {
         match self.plan.variables.kind(v) {
             VarKind::Type(name) | VarKind::Alias(name) => name.clone(),
             VarKind::Qualified(s, name) => format!("{}>{name}", self.plan.schema.streams[*s as usize].name),
+            // Never reported (docs/language.md#s3-4c); named for completeness.
+            VarKind::Iteration(i) => format!("+{i}"),
         }
     }
 

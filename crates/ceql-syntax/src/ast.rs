@@ -390,6 +390,9 @@ pub struct Deadline {
 pub struct Atomic {
     /// The event type.
     pub name: QName,
+    /// `ABSENT(T AS x ...)`: a name for the absent event, one of its own variables in
+    /// its filters (docs/language.md#s3-3a); always `None` inside `NOT`.
+    pub alias: Option<Ident>,
     /// Filters applied to it, in order.
     pub filters: Vec<Filter>,
     /// Span inside the parentheses.

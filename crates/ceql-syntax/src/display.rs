@@ -94,6 +94,9 @@ pub fn cel_to_string(c: &Cel) -> String {
 /// The operand of `NOT(...)` or `ABSENT(...)`: the type and its filters.
 fn atomic(a: &Atomic) -> String {
     let mut s = qname(&a.name);
+    if let Some(x) = &a.alias {
+        s += &format!(" AS {}", ident(x));
+    }
     for f in &a.filters {
         s += &format!(" FILTER {}", filter(f));
     }

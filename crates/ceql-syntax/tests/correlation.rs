@@ -67,3 +67,11 @@ fn malformed_aggregates_and_select_lists_are_syntax_errors() {
         assert_eq!(d.code, "E0100", "{text}");
     }
 }
+
+#[test]
+fn absent_event_named() {
+    // `ABSENT(B AS b FILTER b[...])`: the absent event's own name (docs/language.md#s3-3a).
+    let q = printed("SELECT * FROM S WHERE A AS a ; ABSENT(B AS b FILTER b[x < c.y]) ; C AS c");
+    assert!(q.contains("ABSENT(B AS b FILTER b[x < c.y])"), "{q}");
+    assert!(parse_query_text("SELECT * FROM S WHERE A ; NOT(B AS b) ; C").is_err());
+}

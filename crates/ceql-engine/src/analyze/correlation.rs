@@ -237,6 +237,35 @@ pub(super) fn check_measures(query: &ast::Query, r: &Resolved) -> Result<Vec<Mea
 pub struct ResidualFilter {
     /// The conjunct (it may hold unary terms under an `OR` with a non-unary one).
     pub filter: RFilter,
+    /// Index of the innermost `+` around it (in the list [`plan_residuals`] returns), if
+    /// any: the conjunct is then tested per iteration (docs/language.md#s3-4c).
+    pub plus: Option<usize>,
+    /// The iteration marker of that `+` (set by `analyze` once the marker is interned).
+    pub iteration: Option<VarId>,
+}
+
+/// The innermost iteration around a filter, while walking (docs/language.md#s3-4c).
+#[derive(Clone, Copy)]
+struct Around {
+    /// Span of the `+`, as [`RCel::Plus`] keeps it.
+    span: Span,
+    /// Why its iterations cannot be cut apart, if they cannot (the E0500 label).
+    refused: Option<&'static str>,
+}
+
+/// Whether an iteration of `c` can start with an event no variable binds (a leading
+/// `NOT(...)`): such a first event carries no iteration marker.
+fn can_start_unmarked(c: &Cel) -> bool {
+    match &c.kind {
+        CelKind::Atom(_) | CelKind::Absent(..) => false,
+        CelKind::Not(_) => true,
+        CelKind::As(x, _) | CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => {
+            can_start_unmarked(x)
+        }
+        CelKind::Seq(..) => super::absence::seq_chain(c).first().is_some_and(|e| can_start_unmarked(e)),
+        CelKind::Contiguous(a, _) => can_start_unmarked(a),
+        CelKind::Or(a, b) | CelKind::And(a, b) => can_start_unmarked(a) || can_start_unmarked(b),
+    }
 }
 
 /// Whether a resolved filter has a term that reads other events.
@@ -252,27 +281,33 @@ pub(super) fn reads_other_events(f: &RFilter) -> bool {
 /// `residuals` (the automaton treats it as TRUE), after refusing with E0500 what
 /// the residual test does not evaluate yet:
 ///
-/// * such a filter inside an iteration `(ψ FILTER θ)+` (its variables are re-bound
-///   per iteration, which a test on the whole valuation cannot see);
+/// * such a filter inside an iteration whose first event can be unmarked (a leading
+///   `NOT(...)`): the iteration marker that cuts a valuation into iterations
+///   (docs/language.md#s3-4c) would not be on it;
 /// * a variable of such a conjunct that the formula can also bind outside the
 ///   filtered sub-formula `ψ` (the test sees the whole valuation, not `ψ`'s part);
 ///
 /// Under `NEXT`, `LAST` and `MAX` the strategy then chooses among the passing
 /// valuations in the window (docs/language.md#s3-6a).
+/// Also returns the spans of the iterations whose filters are tested per iteration:
+/// `analyze` gives each a marker variable.
+#[allow(clippy::type_complexity)]
 pub(super) fn plan_residuals(
     query: &ast::Query,
     pattern: &mut RCel,
     r: &Resolved,
-) -> Result<(Vec<ResidualFilter>, Vec<super::correlated_absence::GapCheck>), Diagnostic> {
+) -> Result<(Vec<ResidualFilter>, Vec<super::correlated_absence::GapCheck>, Vec<Span>), Diagnostic> {
     // Atoms in pre-order with the variables that capture them (aliases included).
     let mut atoms: Vec<BitSet> = Vec::new();
     collect_atoms(pattern, &BitSet::new(), &mut atoms);
     let mut residuals = Vec::new();
     let mut next_atom = 0;
-    walk(&query.pattern, pattern, false, &atoms, &mut next_atom, r, &mut residuals)?;
+    let mut w = Walk { atoms: &atoms, next_atom: &mut next_atom, r, out: &mut residuals, pluses: Vec::new() };
+    w.walk(&query.pattern, pattern, None)?;
+    let pluses = w.pluses;
     // Absences whose filters read the match (docs/language.md#s3-3a): tested per valuation.
     let gaps = super::correlated_absence::plan_gaps(query, pattern, r.vars.len())?;
-    Ok((residuals, gaps))
+    Ok((residuals, gaps, pluses))
 }
 
 fn collect_atoms(c: &RCel, aliases: &BitSet, out: &mut Vec<BitSet>) {
@@ -315,61 +350,98 @@ fn count_atoms(c: &RCel) -> usize {
     }
 }
 
-/// Walks the syntax tree and its resolved twin together (they have the same shape).
-fn walk(
-    c: &Cel,
-    rc: &mut RCel,
-    in_plus: bool,
-    atoms: &[BitSet],
-    next_atom: &mut usize,
-    r: &Resolved,
-    out: &mut Vec<ResidualFilter>,
-) -> Result<(), Diagnostic> {
-    match (&c.kind, rc) {
-        (CelKind::Atom(_), RCel::Atom(..)) => {
-            *next_atom += 1;
-            Ok(())
-        }
-        (CelKind::Not(_), RCel::Not(..)) => Ok(()),
-        (CelKind::As(x, _), RCel::As(rx, _)) => walk(x, rx, in_plus, atoms, next_atom, r, out),
-        (CelKind::Plus(x), RCel::Plus(rx, _)) | (CelKind::ContiguousPlus(x), RCel::ContiguousPlus(rx, _)) => {
-            walk(x, rx, true, atoms, next_atom, r, out)
-        }
-        (CelKind::Seq(..), rc)
-            if super::absence::seq_chain(c).iter().any(|e| matches!(e.kind, CelKind::Absent(..))) =>
-        {
-            // A chain with absences is resolved as a left fold of its patterns (names.rs).
-            let elements: Vec<&Cel> =
-                super::absence::seq_chain(c).into_iter().filter(|e| !matches!(e.kind, CelKind::Absent(..))).collect();
-            let mut resolved = Vec::new();
-            fold_elements(rc, elements.len(), &mut resolved);
-            for (e, re) in elements.into_iter().zip(resolved) {
-                walk(e, re, in_plus, atoms, next_atom, r, out)?;
+/// The state of [`Walk::walk`].
+struct Walk<'a> {
+    atoms: &'a [BitSet],
+    next_atom: &'a mut usize,
+    r: &'a Resolved,
+    out: &'a mut Vec<ResidualFilter>,
+    /// Spans of the iterations with a filter tested per iteration.
+    pluses: Vec<Span>,
+}
+
+impl Walk<'_> {
+    /// Walks the syntax tree and its resolved twin together (they have the same shape);
+    /// `plus` is the innermost iteration around `c`.
+    fn walk(&mut self, c: &Cel, rc: &mut RCel, plus: Option<Around>) -> Result<(), Diagnostic> {
+        match (&c.kind, rc) {
+            (CelKind::Atom(_), RCel::Atom(..)) => {
+                *self.next_atom += 1;
+                Ok(())
             }
-            Ok(())
-        }
-        (CelKind::Seq(a, b), RCel::Seq(ra, rb))
-        | (CelKind::Contiguous(a, b), RCel::Contiguous(ra, rb))
-        | (CelKind::Or(a, b), RCel::Or(ra, rb, _))
-        | (CelKind::And(a, b), RCel::And(ra, rb, _)) => {
-            walk(a, ra, in_plus, atoms, next_atom, r, out)?;
-            walk(b, rb, in_plus, atoms, next_atom, r, out)
-        }
-        (CelKind::Filter(x, f), RCel::Filter(rx, rf)) => {
-            let first = *next_atom;
-            let n = count_atoms(rx);
-            walk(x, rx, in_plus, atoms, next_atom, r, out)?;
-            let mut outside = BitSet::new();
-            for (i, vars) in atoms.iter().enumerate() {
-                if i < first || i >= first + n {
-                    outside.union_with(vars);
+            (CelKind::Not(_), RCel::Not(..)) => Ok(()),
+            (CelKind::As(x, _), RCel::As(rx, _)) => self.walk(x, rx, plus),
+            (CelKind::Plus(x), RCel::Plus(rx, span)) | (CelKind::ContiguousPlus(x), RCel::ContiguousPlus(rx, span)) => {
+                let refused = can_start_unmarked(x)
+                    .then_some("an iteration that can start with a NOT(...) event cannot be cut into iterations");
+                self.walk(x, rx, Some(Around { span: *span, refused }))
+            }
+            (CelKind::Seq(..), rc)
+                if super::absence::seq_chain(c).iter().any(|e| matches!(e.kind, CelKind::Absent(..))) =>
+            {
+                // A chain with absences is resolved as a left fold of its patterns (names.rs).
+                let elements: Vec<&Cel> = super::absence::seq_chain(c)
+                    .into_iter()
+                    .filter(|e| !matches!(e.kind, CelKind::Absent(..)))
+                    .collect();
+                let mut resolved = Vec::new();
+                fold_elements(rc, elements.len(), &mut resolved);
+                for (e, re) in elements.into_iter().zip(resolved) {
+                    self.walk(e, re, plus)?;
                 }
+                Ok(())
             }
-            let rf_taken = std::mem::replace(rf, RFilter::Residual);
-            *rf = split(f, rf_taken, in_plus, &outside, r, out)?;
-            Ok(())
+            (CelKind::Seq(a, b), RCel::Seq(ra, rb))
+            | (CelKind::Contiguous(a, b), RCel::Contiguous(ra, rb))
+            | (CelKind::Or(a, b), RCel::Or(ra, rb, _))
+            | (CelKind::And(a, b), RCel::And(ra, rb, _)) => {
+                self.walk(a, ra, plus)?;
+                self.walk(b, rb, plus)
+            }
+            (CelKind::Filter(x, f), RCel::Filter(rx, rf)) => {
+                let first = *self.next_atom;
+                let n = count_atoms(rx);
+                self.walk(x, rx, plus)?;
+                let mut outside = BitSet::new();
+                for (i, vars) in self.atoms.iter().enumerate() {
+                    if i < first || i >= first + n {
+                        outside.union_with(vars);
+                    }
+                }
+                let rf_taken = std::mem::replace(rf, RFilter::Residual);
+                *rf = self.split(f, rf_taken, plus, &outside)?;
+                Ok(())
+            }
+            _ => unreachable!("the resolved formula has the shape of the syntax tree"),
         }
-        _ => unreachable!("the resolved formula has the shape of the syntax tree"),
+    }
+
+    /// Replaces the conjuncts of `rf` (resolved from `f`) that read other events.
+    fn split(
+        &mut self,
+        f: &Filter,
+        rf: RFilter,
+        plus: Option<Around>,
+        outside: &BitSet,
+    ) -> Result<RFilter, Diagnostic> {
+        if let (Filter::And(a, b), RFilter::And(ra, rb)) = (f, rf.clone()) {
+            let left = self.split(a, *ra, plus, outside)?;
+            let right = self.split(b, *rb, plus, outside)?;
+            return Ok(RFilter::And(Box::new(left), Box::new(right)));
+        }
+        if !reads_other_events(&rf) {
+            return Ok(rf);
+        }
+        check_conjunct(f, plus, outside, self.r)?;
+        let plus = plus.map(|p| match self.pluses.iter().position(|s| *s == p.span) {
+            Some(i) => i,
+            None => {
+                self.pluses.push(p.span);
+                self.pluses.len() - 1
+            }
+        });
+        self.out.push(ResidualFilter { filter: rf, plus, iteration: None });
+        Ok(RFilter::Residual)
     }
 }
 
@@ -389,43 +461,21 @@ fn fold_elements<'a>(rc: &'a mut RCel, n: usize, out: &mut Vec<&'a mut RCel>) {
     }
 }
 
-/// Replaces the conjuncts of `rf` (resolved from `f`) that read other events.
-fn split(
-    f: &Filter,
-    rf: RFilter,
-    in_plus: bool,
-    outside: &BitSet,
-    r: &Resolved,
-    out: &mut Vec<ResidualFilter>,
-) -> Result<RFilter, Diagnostic> {
-    if let (Filter::And(a, b), RFilter::And(ra, rb)) = (f, rf.clone()) {
-        let left = split(a, *ra, in_plus, outside, r, out)?;
-        let right = split(b, *rb, in_plus, outside, r, out)?;
-        return Ok(RFilter::And(Box::new(left), Box::new(right)));
-    }
-    if !reads_other_events(&rf) {
-        return Ok(rf);
-    }
-    check_conjunct(f, in_plus, outside, r)?;
-    out.push(ResidualFilter { filter: rf });
-    Ok(RFilter::Residual)
-}
-
 /// The E0500 refusals for one conjunct that reads other events.
-fn check_conjunct(f: &Filter, in_plus: bool, outside: &BitSet, r: &Resolved) -> Result<(), Diagnostic> {
+fn check_conjunct(f: &Filter, plus: Option<Around>, outside: &BitSet, r: &Resolved) -> Result<(), Diagnostic> {
     match f {
         Filter::And(a, b) | Filter::Or(a, b) => {
-            check_conjunct(a, in_plus, outside, r)?;
-            check_conjunct(b, in_plus, outside, r)
+            check_conjunct(a, plus, outside, r)?;
+            check_conjunct(b, plus, outside, r)
         }
         Filter::Var { var, pred, span } => {
-            if in_plus && pred.reads_other_events() {
+            if let (Some(Around { refused: Some(why), .. }), true) = (plus, pred.reads_other_events()) {
                 return Err(Diagnostic::error(
                     "E0500",
-                    "not supported yet: a filter that reads other events inside an iteration `(... FILTER ...)+`",
+                    "not supported yet: a filter that reads other events inside an iteration whose first event can be a NOT(...) event",
                     *span,
                 )
-                .with_label("its variables are re-bound per iteration; move the filter after the `+` if every iteration's events may be compared together"));
+                .with_label(format!("{why}; move the filter after the `+` if every iteration's events may be compared together")));
             }
             let mut vars = vec![(r.filter_var(*span), var.span, var.display())];
             let mut refs = Vec::new();

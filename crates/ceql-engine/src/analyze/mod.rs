@@ -35,6 +35,10 @@ pub enum VarKind {
     Qualified(StreamId, String),
     /// `AS x`.
     Alias(String),
+    /// The iteration marker of the `n`-th `+` whose body has a filter between events
+    /// (docs/language.md#s3-4c): it binds the first event of each iteration, so that the
+    /// residual test can cut a valuation into its iterations. Internal: never reported.
+    Iteration(usize),
 }
 
 /// The variables of a query.
@@ -78,7 +82,17 @@ impl Variables {
     /// Whether captures report `v` (docs/language.md#s3-2a): type and `AS` names
     /// always, a qualified `S>T` only when the query writes it.
     pub fn is_reported(&self, v: VarId) -> bool {
-        !matches!(self.kinds[v], VarKind::Qualified(..)) || self.written.contains(v)
+        match self.kinds[v] {
+            VarKind::Qualified(..) => self.written.contains(v),
+            VarKind::Iteration(_) => false,
+            VarKind::Type(_) | VarKind::Alias(_) => true,
+        }
+    }
+
+    /// Whether `v` is an iteration marker ([`VarKind::Iteration`]): labelled inside the
+    /// engine when every variable is (filters tested per valuation), never reported.
+    pub fn is_marker(&self, v: VarId) -> bool {
+        matches!(self.kinds[v], VarKind::Iteration(_))
     }
 }
 
@@ -231,6 +245,9 @@ pub struct Plan {
     /// Equalities between variables evaluated by routing events by key
     /// (docs/language.md#s3-4b), when the query is routed.
     pub routing: Option<Routing>,
+    /// The iterations whose first events get a marker variable (docs/language.md#s3-4c):
+    /// the span of the `+` (as [`RCel::Plus`] keeps it) and its marker.
+    pub iterations: Vec<(Span, VarId)>,
     /// The measures of the `SELECT` list (docs/language.md#s3-5a).
     pub measures: Vec<correlation::MeasurePlan>,
     /// Absences whose filters read the match, tested per valuation (docs/language.md#s3-3a).
@@ -282,8 +299,14 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
     let mut pattern = std::mem::replace(&mut resolved.pattern, RCel::Not(Vec::new(), Vec::new(), Span::default()));
     // Routed equalities leave the filters first: they are not residual tests.
     let routing = routing::plan_routing(query, &mut pattern, &resolved);
-    let (residuals, gaps) = correlation::plan_residuals(query, &mut pattern, &resolved)?;
+    let (mut residuals, gaps, plus_spans) = correlation::plan_residuals(query, &mut pattern, &resolved)?;
     resolved.pattern = pattern;
+    // Iteration markers (docs/language.md#s3-4c), after every check that indexes variables.
+    let iterations: Vec<(Span, VarId)> =
+        plus_spans.iter().enumerate().map(|(i, s)| (*s, resolved.vars.intern(VarKind::Iteration(i)))).collect();
+    for r in &mut residuals {
+        r.iteration = r.plus.map(|i| iterations[i].1);
+    }
     // Strategies: CORE C++ compatibility evaluates them as ALL.
     let strategy = match query.strategy {
         Strategy::All | Strategy::Any => query.strategy,
@@ -342,6 +365,7 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
         limit,
         warnings,
         residuals,
+        iterations,
         routing,
         measures,
         gaps,

@@ -34,7 +34,7 @@ pub(super) fn resolve(query: &ast::Query, decls: &[ast::StreamDecl]) -> Result<R
     let (pattern, trailing) = match chain.last().map(|c| &c.kind) {
         Some(CelKind::Absent(a, Some(_))) if chain.len() > 1 => {
             let positive = r.absent_chain(&chain[..chain.len() - 1])?;
-            let edges = r.atom(&a.name)?;
+            let edges = r.absent_edges(a)?;
             let filters = a.filters.iter().map(|f| r.filter(f)).collect::<Result<_, _>>()?;
             (positive, Some(Absence { edges, filters, span: chain[chain.len() - 1].span }))
         }
@@ -275,7 +275,13 @@ fn collect_aliases(c: &Cel) -> Vec<(String, Span)> {
                 go(a, out);
                 go(b, out);
             }
-            CelKind::Atom(_) | CelKind::Not(_) | CelKind::Absent(..) => {}
+            // `ABSENT(B AS b ...)`: a name for the absent event (docs/language.md#s3-3a).
+            CelKind::Absent(a, _) => {
+                if let Some(name) = a.alias.as_ref().filter(|n| !out.iter().any(|(o, _)| *o == n.name)) {
+                    out.push((name.name.clone(), name.span));
+                }
+            }
+            CelKind::Atom(_) | CelKind::Not(_) => {}
         }
     }
     let mut out = Vec::new();
@@ -343,7 +349,7 @@ impl Resolver<'_> {
         let mut pending = Vec::new();
         for e in &chain[1..] {
             if let CelKind::Absent(a, _) = &e.kind {
-                let edges = self.atom(&a.name)?;
+                let edges = self.absent_edges(a)?;
                 let filters = a.filters.iter().map(|f| self.filter(f)).collect::<Result<_, _>>()?;
                 pending.push(Absence { edges, filters, span: e.span });
                 continue;
@@ -357,6 +363,17 @@ impl Resolver<'_> {
         }
         debug_assert!(pending.is_empty(), "a chain ends with a pattern");
         Ok(acc)
+    }
+
+    /// The edges of an absent atom: as [`Resolver::atom`], and its `AS` name, if any,
+    /// binds the absent event too (in its own filters only: docs/language.md#s3-3a).
+    fn absent_edges(&mut self, a: &ast::Atomic) -> Result<Vec<AtomEdge>, Diagnostic> {
+        let mut edges = self.atom(&a.name)?;
+        if let Some(x) = &a.alias {
+            let v = self.vars.intern(VarKind::Alias(x.name.clone()));
+            edges.iter_mut().for_each(|e| e.vars.insert(v));
+        }
+        Ok(edges)
     }
 
     /// The `S>T` pairs an atom captures and the variables each capture binds.
@@ -466,7 +483,7 @@ fn capturable_types(pattern: &Cel, schema: &Schema, vars: &Variables) -> Vec<Vec
         match vars.kind(v) {
             VarKind::Type(t) => types.extend(schema.types_named(t).iter().copied()),
             VarKind::Qualified(s, t) => types.extend(schema.type_id(*s, t)),
-            VarKind::Alias(_) => {}
+            VarKind::Alias(_) | VarKind::Iteration(_) => {}
         }
     }
     fn atoms_outside_not(c: &Cel, schema: &Schema, acc: &mut BTreeSet<TypeId>) {
@@ -503,7 +520,20 @@ fn capturable_types(pattern: &Cel, schema: &Schema, vars: &Variables) -> Vec<Vec
                 aliases(a, schema, vars, out);
                 aliases(b, schema, vars, out);
             }
-            CelKind::Atom(_) | CelKind::Not(_) | CelKind::Absent(..) => {}
+            CelKind::Absent(a, _) => {
+                if let Some(v) = a.alias.as_ref().and_then(|x| vars.find(&VarKind::Alias(x.name.clone()))) {
+                    let ids: Vec<TypeId> = match &a.name.stream {
+                        None => schema.types_named(&a.name.name.name).to_vec(),
+                        Some(s) => schema
+                            .stream_id(&s.name)
+                            .and_then(|sid| schema.type_id(sid, &a.name.name.name))
+                            .into_iter()
+                            .collect(),
+                    };
+                    out[v].extend(ids);
+                }
+            }
+            CelKind::Atom(_) | CelKind::Not(_) => {}
         }
     }
     aliases(pattern, schema, vars, &mut out);

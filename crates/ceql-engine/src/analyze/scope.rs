@@ -80,7 +80,10 @@ fn bindable(c: &Cel, r: &Resolved) -> Result<Bound, Diagnostic> {
             }
             for e in &chain {
                 if let CelKind::Absent(a, _) = &e.kind {
-                    let own = atom(&a.name, r);
+                    let mut own = atom(&a.name, r);
+                    if let Some(v) = a.alias.as_ref().and_then(|x| r.vars.find(&VarKind::Alias(x.name.clone()))) {
+                        own.insert(v);
+                    }
                     let own = Bound { definite: own.clone(), bindable: own, nonempty: true };
                     let mut reads =
                         Bound { bindable: s.bindable.clone(), definite: s.definite.clone(), nonempty: true };

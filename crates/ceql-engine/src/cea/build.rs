@@ -156,6 +156,8 @@ struct Builder<'a> {
     preds: PredTable,
     /// Span of the whole formula (the caret of a too-large automaton).
     span: Span,
+    /// The iterations whose first events get a marker ([`Plan::iterations`]).
+    iterations: &'a [(Span, VarId)],
 }
 
 impl Builder<'_> {
@@ -240,7 +242,9 @@ impl Builder<'_> {
             // for a chain like `A+++…+`.
             RCel::Plus(_, span) | RCel::ContiguousPlus(_, span) => {
                 let (body, contiguous) = innermost_iteration(c);
-                iterate(self.sub(body)?, !contiguous, *span)
+                let mut s = self.sub(body)?;
+                self.mark_iterations(c, &mut s);
+                iterate(s, !contiguous, *span)
             }
         })
     }
@@ -284,6 +288,32 @@ impl Builder<'_> {
         let into_fin = b.into_fin.iter().map(|i| i + offset).collect();
         let spans = a.spans.into_iter().chain(b.spans).collect();
         Ok(Sub { n: a.n + b.n, trans, init: a.init, fin: b.fin, into_fin, spans })
+    }
+
+    /// Iteration markers (docs/language.md#s3-4c): when one of the directly nested
+    /// iterations `c` has a marker, every transition of the body `s` that leaves an
+    /// initial state binds it too. `iterate` copies exactly these transitions to start
+    /// the next iterations, so the marker binds the first event of every iteration and
+    /// nothing else (no transition enters an initial state). A transition without
+    /// variables (a leading `NOT`) is left alone: the analysis refuses such bodies.
+    fn mark_iterations(&self, mut c: &RCel, s: &mut Sub) {
+        if self.iterations.is_empty() {
+            return;
+        }
+        let mut markers = Vec::new();
+        while let RCel::Plus(x, span) | RCel::ContiguousPlus(x, span) = c {
+            markers.extend(self.iterations.iter().filter(|(sp, _)| sp == span).map(|(_, v)| *v));
+            c = x;
+        }
+        if markers.is_empty() {
+            return;
+        }
+        let is_init = membership(s.n as usize, &s.init);
+        for t in &mut s.trans {
+            if is_init[t.from as usize] && !t.vars.is_empty() {
+                markers.iter().for_each(|&v| t.vars.insert(v));
+            }
+        }
     }
 
     /// Pushes a filter down to the transitions that bind its variable.
@@ -396,8 +426,13 @@ fn iterate(s: Sub, skip: bool, span: Span) -> Sub {
 /// final state, and output marks for `projection`.
 pub fn build_cea(plan: &Plan) -> Result<(Cea, PredTable), Diagnostic> {
     let (schema, projection) = (&plan.schema, &plan.projection);
-    let mut b =
-        Builder { schema, regexes: &plan.regexes, preds: PredTable::new(schema.types.len()), span: plan.pattern_span };
+    let mut b = Builder {
+        schema,
+        regexes: &plan.regexes,
+        preds: PredTable::new(schema.types.len()),
+        span: plan.pattern_span,
+        iterations: &plan.iterations,
+    };
     let s = b.sub(&plan.pattern)?;
     // The trailing absence's predicates get bits of their types like any other.
     let trailing = match &plan.trailing {

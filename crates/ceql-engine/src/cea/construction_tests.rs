@@ -166,3 +166,29 @@ fn a_term_and_a_not_of_its_type_conjoin_with_a_negative_literal() {
     let neg = c.cea.guards.iter().flat_map(|g| &g.terms).filter(|t| t.bits.iter().any(|&l| l & super::NEGATED != 0));
     assert!(neg.count() > 0, "{:?}", c.cea.guards);
 }
+
+/// docs/language.md#s3-4c: the iteration marker of a `+` whose body has a filter between
+/// events binds exactly the transitions that start an iteration (from `q0` and from the
+/// state after an iteration), never one inside the body; other queries have none.
+#[test]
+fn iteration_markers_bind_the_first_event_of_each_iteration() {
+    use crate::analyze::VarKind;
+    let c = q("SELECT * FROM S WHERE ((A AS a ; B AS b) FILTER b[v > a.v])+");
+    check_invariants(&c);
+    let vars = &c.plan.variables;
+    let marker = (0..vars.len()).find(|&v| matches!(vars.kind(v), VarKind::Iteration(_))).expect("a marker");
+    assert!(!vars.is_reported(marker));
+    let a = vars.find(&VarKind::Alias("a".into())).unwrap();
+    for t in c.cea.out.iter().flatten() {
+        // Every A starts an iteration; no B does.
+        assert_eq!(t.vars.contains(marker), t.vars.contains(a), "{t:?}");
+    }
+    for text in [
+        "SELECT * FROM S WHERE (A AS a ; B AS b)+ FILTER b[v > a.v]",
+        "SELECT * FROM S WHERE (A AS a ; B AS b FILTER b[v > 1])+",
+    ] {
+        let c = q(text);
+        let vars = &c.plan.variables;
+        assert!((0..vars.len()).all(|v| !matches!(vars.kind(v), VarKind::Iteration(_))), "{text}");
+    }
+}

@@ -47,8 +47,10 @@ pub fn assign_labels(cea: &mut Cea, projection: &Projection, variables: &Variabl
     for t in cea.out.iter_mut().flatten() {
         let kept: Vec<VarId> = (0..variables.len())
             .filter(|&v| {
+                // Iteration markers are labelled too (they only exist when every variable is:
+                // filters tested per valuation, docs/language.md#s3-4c), then projected away.
                 t.vars.contains(v)
-                    && variables.is_reported(v)
+                    && (variables.is_reported(v) || variables.is_marker(v))
                     && match projection {
                         Projection::All => true,
                         Projection::Nothing => false,

@@ -116,6 +116,8 @@ pub(super) fn var_name(q: &CompiledQuery, v: usize) -> String {
     match q.plan.variables.kind(v) {
         VarKind::Type(name) | VarKind::Alias(name) => name.clone(),
         VarKind::Qualified(s, name) => format!("{}>{name}", q.plan.schema.streams[*s as usize].name),
+        // Internal (docs/language.md#s3-4c): named after the iteration it marks.
+        VarKind::Iteration(i) => format!("+{i}"),
     }
 }
 

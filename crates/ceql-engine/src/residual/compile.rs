@@ -72,8 +72,18 @@ impl ResidualPlan {
         to_user: Vec<u32>,
     ) -> Result<ResidualPlan, Diagnostic> {
         let mut names: Vec<String> = Vec::new();
-        let filters =
-            plan.residuals.iter().map(|r| filter(&r.filter, plan, &mut names)).collect::<Result<Vec<_>, _>>()?;
+        let filters = plan
+            .residuals
+            .iter()
+            .map(|r| {
+                let f = filter(&r.filter, plan, &mut names)?;
+                // Inside an iteration: tested on each iteration (docs/language.md#s3-4c).
+                Ok(match r.iteration {
+                    Some(marker) => FilterIr::PerIteration(marker, Box::new(f)),
+                    None => f,
+                })
+            })
+            .collect::<Result<Vec<_>, Diagnostic>>()?;
         let measures = plan
             .measures
             .iter()
@@ -81,7 +91,7 @@ impl ResidualPlan {
                 let attr = m.attr.as_ref().map(|a| stored_index(&mut names, a));
                 let var = match plan.variables.kind(m.var) {
                     VarKind::Alias(n) | VarKind::Type(n) => n.clone(),
-                    VarKind::Qualified(..) => format!("{}", m.var),
+                    VarKind::Qualified(..) | VarKind::Iteration(_) => format!("{}", m.var),
                 };
                 let text = match &m.attr {
                     Some(a) => format!("{}({var}.{a})", m.func.name()),

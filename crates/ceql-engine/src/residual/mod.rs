@@ -37,6 +37,10 @@ pub(crate) enum FilterIr {
     And(Box<FilterIr>, Box<FilterIr>),
     /// One holds.
     Or(Box<FilterIr>, Box<FilterIr>),
+    /// A filter inside an iteration (docs/language.md#s3-4c): it holds on every
+    /// iteration, a valuation being cut before each position that the iteration marker
+    /// (the variable) binds.
+    PerIteration(VarId, Box<FilterIr>),
 }
 
 /// Where a virtual slot of a compiled term reads its value.
@@ -102,6 +106,9 @@ impl FilterIr {
         match self {
             FilterIr::Term(t) => !t.sources.iter().any(|s| matches!(s, Source::Agg(..))),
             FilterIr::And(a, b) | FilterIr::Or(a, b) => a.prunable() && b.prunable(),
+            // A suffix of a valuation cuts into a suffix of an iteration (before its first
+            // marker) and whole iterations: FALSE on one of them stays FALSE.
+            FilterIr::PerIteration(_, f) => f.prunable(),
         }
     }
 
@@ -111,6 +118,23 @@ impl FilterIr {
             FilterIr::Term(t) => t.holds(v, store)?,
             FilterIr::And(a, b) => a.holds(v, store)? && b.holds(v, store)?,
             FilterIr::Or(a, b) => a.holds(v, store)? || b.holds(v, store)?,
+            FilterIr::PerIteration(marker, f) => {
+                // The positions before the first marker are outside the iteration (or, for
+                // a suffix during pruning, the end of an iteration): a part of their own.
+                let mut start = 0;
+                for end in 1..=v.positions.len() {
+                    if end < v.positions.len() && !(v.captures)(end, *marker) {
+                        continue;
+                    }
+                    let captures = |i: usize, x: VarId| (v.captures)(start + i, x);
+                    let part = Valuation { positions: &v.positions[start..end], captures: &captures };
+                    if !f.holds(&part, store)? {
+                        return Ok(false);
+                    }
+                    start = end;
+                }
+                true
+            }
         })
     }
 }

@@ -163,7 +163,7 @@ fn unit(pair: Pair<'_>) -> Result<Cel, Diagnostic> {
             let mut end = span.end;
             for q in inner.into_inner() {
                 match q.as_rule() {
-                    Rule::atomic => operand = Some(atomic(q)?),
+                    Rule::absent_operand => operand = Some(atomic(q)?),
                     // The span ends at `)` or at the deadline, not on the whitespace that
                     // the optional `FOR` consumed while it was tried.
                     Rule::rparen => end = Span::of(&q).end,
@@ -191,13 +191,15 @@ fn unit(pair: Pair<'_>) -> Result<Cel, Diagnostic> {
 fn atomic(pair: Pair<'_>) -> Result<Atomic, Diagnostic> {
     let span = Span::of(&pair);
     let mut name = None;
+    let mut alias = None;
     let mut filters = Vec::new();
     for p in pair.into_inner() {
         match p.as_rule() {
             Rule::qname => name = Some(qname(p)),
+            Rule::ident => alias = Some(ident(p)),
             Rule::filter => filters.push(filter(p)?),
             _ => {}
         }
     }
-    Ok(Atomic { name: name.expect("atomic has a type"), filters, span })
+    Ok(Atomic { name: name.expect("atomic has a type"), alias, filters, span })
 }
