@@ -9,7 +9,12 @@ micro-batches (the fixed overhead, beside a stateless query's), and for
 micro-batches of 10,000 events over 10 and over 10,000 keys (default settings), and
 the floor of any stateful query of that shape (a no-op ``applyInPandasWithState``).
 
-    python benches/spark_bench.py [--events 1000000] [--batch-keys 1000 100000] [--keys 10000] [--master local[2]] [--extras]
+    python benches/spark_bench.py [--events 1000000] [--batch-keys 1000 100000] [--keys 10000] [--master local[2]] [--extras] [--breakdown]
+
+``--breakdown`` splits the batch gap between ``detect`` and the no-op into the
+row-hash columns, the engine and glue in the task, and the output's way back to the
+JVM, in CPU seconds of the Spark process tree (JVM and Python workers, user + sys),
+which a shared machine's load changes far less than wall time.
 
 ``--extras`` adds batch rows with ``captures=True`` and with a trailing absence (with and
 without ``close_deadlines``: the latter adds a pass over the input for its cutoff).
@@ -155,6 +160,98 @@ def batch(spark, n: int, keys: int, query: str = QUERY, engine_alone: bool = Tru
         q = ceql.compile(query)
         t_engine = timed("engine alone (run_arrow, one core)", lambda: q.run_arrow(table, time_field="ts"), repeat=1)
         print(f"  => engine alone {n / t_engine:,.0f} events/s", flush=True)
+    df.unpersist()
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """User + system CPU seconds of process ``root`` and its descendants (reaped
+    children included), from ``/proc``: Spark's JVM and its Python workers."""
+    procs = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()
+        procs[int(name)] = (int(fields[1]), sum(int(x) for x in fields[11:15]))  # ppid; utime stime cutime cstime
+    children = {}
+    for pid, (ppid, _) in procs.items():
+        children.setdefault(ppid, []).append(pid)
+    ticks, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        ticks += procs.get(pid, (0, 0))[1]
+        stack.extend(children.get(pid, []))
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def breakdown(spark, n: int, keys: int, query: str = QUERY, rounds: int = 5) -> None:
+    """Where the batch gap goes, in CPU seconds (median of interleaved rounds):
+    the no-op; the no-op with the two row-hash columns of match_id; ``detect`` with
+    its task's output dropped in the task (engine and glue, nothing back to the
+    JVM); and ``detect``."""
+    from pyspark.sql import functions as F
+
+    import ceql.spark as cs
+    from ceql.spark import _batch
+    from ceql.spark._input import qcol
+
+    jvm = spark.sparkContext._gateway.proc.pid
+    df = events(spark, n, keys).cache()
+    df.count()
+    matches = cs.detect(df, query, time_field="ts", order_field="offset")
+    n_matches = matches.count()
+    keyed = df.withColumn("__ceql_t", F.unix_micros("ts") * 1000).withColumn("__ceql_k0", F.col("sensor"))
+    identity = ("__ceql_k0", "__ceql_t", "offset")
+    hashed = keyed.withColumn("h0", F.xxhash64(*identity)).withColumn("h1", F.xxhash64(F.lit(1).cast("long"), *identity))
+
+    def noop(batches):
+        for _ in batches:
+            pass
+        return iter(())
+
+    def sorted_noop(frame):
+        return frame.repartition(qcol("__ceql_k0")).sortWithinPartitions(*identity[1:], identity[0]).mapInArrow(noop, matches.schema)
+
+    real = _batch.make_task_fn
+
+    def silent(plan, prep, layout):
+        task = real(plan, prep, layout)
+
+        def run(batches):
+            for _ in task(batches):
+                pass
+            return iter(())
+
+        return run
+
+    _batch.make_task_fn = silent
+    try:
+        dropped = cs.detect(df, query, time_field="ts", order_field="offset")
+    finally:
+        _batch.make_task_fn = real
+    plans = {"no-op": sorted_noop(keyed), "no-op + row hashes": sorted_noop(hashed),
+             "detect, output dropped in the task": dropped, "detect": matches}
+    cpu = {k: [] for k in plans}
+    wall = {k: [] for k in plans}
+    for _ in range(rounds):
+        for label, frame in plans.items():
+            c0, t0 = tree_cpu_seconds(jvm), time.perf_counter()
+            frame.write.format("noop").mode("overwrite").save()
+            wall[label].append(time.perf_counter() - t0)
+            cpu[label].append(tree_cpu_seconds(jvm) - c0)
+    print(f"breakdown, {n:,} events, {keys:,} keys ({n_matches:,} matches), CPU s of JVM + Python workers:", flush=True)
+    previous = None
+    for label in plans:
+        c = statistics.median(cpu[label])
+        step = "" if previous is None else f" (+{c - previous:.2f})"
+        print(f"  {label}: CPU median {c:.2f} s{step}; wall median {statistics.median(wall[label]):.2f} s", flush=True)
+        previous = c
+    print(f"  => detect / no-op: CPU {statistics.median(cpu['detect']) / statistics.median(cpu['no-op']):.2f}x, "
+          f"wall {statistics.median(wall['detect']) / statistics.median(wall['no-op']):.2f}x (medians)", flush=True)
     df.unpersist()
 
 
@@ -328,6 +425,8 @@ def main() -> int:
     p.add_argument("--tws", action="store_true", help="also measure transformWithStateInPandas (the alternative design)")
     p.add_argument("--extras", action="store_true",
                    help="also measure batch detect with captures=True, and a trailing absence with and without close_deadlines")
+    p.add_argument("--breakdown", action="store_true",
+                   help="also split the batch gap (row hashes, engine and glue, output) in CPU seconds")
     a = p.parse_args()
     print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(), flush=True)
     spark = session(a.master)
@@ -344,6 +443,10 @@ def main() -> int:
         batch(spark, a.events, keys, QUERY, engine_alone=False, rounds=3, captures=True)
         batch(spark, a.events, keys, QUERY_ABSENT, engine_alone=False, rounds=3, close_deadlines=True)
         batch(spark, a.events, keys, QUERY_ABSENT, engine_alone=False, rounds=3)
+    if a.breakdown:
+        for keys in a.batch_keys:
+            breakdown(spark, a.events, keys)
+        breakdown(spark, a.events, a.batch_keys[0], QUERY_HEAVY)
     if not a.skip_streaming:
         streaming(spark, a.keys)
     if a.tws:

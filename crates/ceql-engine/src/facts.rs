@@ -38,11 +38,13 @@ pub struct QueryFacts {
     pub partitioned: bool,
     /// Whether the query's result over a stream is the union of its results over
     /// the events of each partition key (in stream order, positions kept). True
-    /// for a partitioned query unless its window counts positions of the whole
-    /// stream (`WITHIN n EVENTS`, docs/language.md#s3-7), a match resets every partition
+    /// for a partitioned or routed query (`PARTITION BY`, or equalities routed by
+    /// key: `routed_by`) unless its window counts positions of the whole stream
+    /// (`WITHIN n EVENTS`, docs/language.md#s3-7), a match resets every partition
     /// (`CONSUME BY ANY`, docs/language.md#s3-10), or it ends with a trailing absence, whose
     /// deadlines are passed by events of any partition (docs/language.md#s3-3b).
-    /// Distribution layers split such a query by key.
+    /// Distribution layers split such a query by key: by its `PARTITION BY` values
+    /// and its routing key together.
     pub key_independent: bool,
     /// Equalities between variables routed by key (docs/language.md#s3-4b): for each event
     /// type with a routing key, `(type, key attribute)`; empty when the query is not
@@ -81,7 +83,7 @@ impl CompiledQuery {
             limit: plan.limit,
             time_based: plan.window.is_time_based(),
             partitioned,
-            key_independent: partitioned
+            key_independent: (partitioned || plan.routing.is_some())
                 && !matches!(plan.window, WindowPlan::Events(_))
                 && plan.consume != ConsumePolicy::Any
                 && plan.trailing.is_none(),

@@ -104,14 +104,10 @@ def detect_batch(plan: QueryPlan, prep: Prepared, layout: OutputLayout) -> Any:
     """The DataFrame of complex events of a batch DataFrame."""
     df = prep.df
     order = [qcol(c) for c in prep.sort_columns]
-    if plan.split_by_key:
-        df = df.repartition(*[qcol(k) for k in prep.key_hidden]).sortWithinPartitions(*order)
+    if prep.split_columns:
+        df = df.repartition(*[qcol(k) for k in prep.split_columns]).sortWithinPartitions(*order)
     else:
-        why = (
-            "the query has no PARTITION BY"
-            if not plan.partitioned
-            else "its result depends on every partition (WITHIN n EVENTS counts global positions, CONSUME BY ANY resets all)"
-        )
+        why = plan.one_task_reason()
         log.warning("ceql.spark: %s, so every event goes to one Spark task (no parallelism)", why)
         df = df.repartition(1).sortWithinPartitions(*order)
     out = df.mapInArrow(make_task_fn(plan, prep, layout), prep.output_schema)

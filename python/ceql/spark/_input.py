@@ -15,6 +15,9 @@ from ._output import DEADLINE, DEADLINE_NS, END, EVENTS, KIND, MATCH_ID, START, 
 from ._measures import check_names, measure_fields
 from ._plan import QueryPlan
 
+#: Hidden column with the routing key of a routed query (``routing_key``).
+ROUTE = "__ceql_route"
+
 #: Kafka's source columns, taken as time and order when none is named.
 KAFKA_TIME, KAFKA_ORDER = "timestamp", ["partition", "offset"]
 
@@ -42,6 +45,10 @@ class Prepared:
     deadline: Optional[DeadlineColumn] = None  # a trailing absence: how `deadline` is computed
     measures: List[str] = field(default_factory=list)  # measure columns of the output, in SELECT order
     engine_schema: Any = None  # pyarrow Schema of the rows fed to the engine (``engine_view``)
+    #: Columns that split the input by key (Spark partitions, streaming buckets): the
+    #: ``PARTITION BY`` keys, then the routing key of a routed query; empty when the
+    #: query cannot be split.
+    split_columns: List[str] = field(default_factory=list)
 
     @property
     def sort_columns(self) -> List[str]:
@@ -186,6 +193,63 @@ def key_exprs(df: Any, plan: QueryPlan) -> List[Any]:
     return out
 
 
+def routing_key(df: Any, plan: QueryPlan, type_field: str) -> Any:
+    """The routing key of a routed query (docs/language.md#s3-4b) as a Spark string
+    column, or None when a key attribute's column type has no such form here.
+
+    Each event type reads its own key attribute (``ORDER`` its ``id``, ``PAYMENT``
+    its ``order_id``), normalised as the engine does, so that events the engine puts
+    in one substream get one value: an integer, or a double with an integral value
+    below 2^53 (``-0.0`` included), is ``i<integer>``; another double ``d<value>``; a
+    string ``s<text>``; a boolean ``b<value>``; a time stamp its nanoseconds as an
+    integer. NaN, NULL, a type without a key attribute, and a type the query does not
+    read get NULL: the engine finds them keyless wherever they land. A double of
+    magnitude 2^53 or more gets its ``d`` value: the engine raises its event error
+    in whichever task reads it."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    def normalised(c: Any, dt: Any) -> Any:
+        if isinstance(dt, (T.ByteType, T.ShortType, T.IntegerType, T.LongType)):
+            return F.concat(F.lit("i"), c.cast("string"))
+        if isinstance(dt, (T.FloatType, T.DoubleType)):
+            d = c.cast("double")
+            integral = (d == F.floor(d)) & (F.abs(d) < F.lit(float(2**53)))
+            return (F.when(F.isnan(d), F.lit(None).cast("string"))
+                    .when(integral, F.concat(F.lit("i"), d.cast("long").cast("string")))
+                    .otherwise(F.concat(F.lit("d"), d.cast("string"))))
+        if isinstance(dt, T.StringType):
+            return F.concat(F.lit("s"), c)
+        if isinstance(dt, T.BooleanType):
+            return F.concat(F.lit("b"), c.cast("string"))
+        if isinstance(dt, T.TimestampType):
+            return F.concat(F.lit("i"), (F.unix_micros(c) * F.lit(1000)).cast("string"))
+        return None
+
+    branches = []
+    seen = {}
+    for qualified, attr in plan.routed_by:
+        stream, _, ty = qualified.rpartition(">")
+        if "stream" not in df.columns:
+            # Without a stream column only the type name tells events apart.
+            if seen.setdefault(ty, attr) != attr:
+                return None
+            stream = ""
+        if attr not in df.columns:
+            continue  # no event of this type has a key
+        key = normalised(qcol(attr), df.schema[attr].dataType)
+        if key is None:
+            return None
+        cond = qcol(type_field) == F.lit(ty)
+        if stream:
+            cond = cond & (qcol("stream") == F.lit(stream))
+        branches.append((cond, key))
+    e = F.lit(None).cast("string")
+    for cond, key in reversed(branches):
+        e = F.when(cond, key).otherwise(e)
+    return e
+
+
 def deadline_column(time_type: Any, time_unit: Optional[str], nanos: int) -> Any:
     """(how, Spark type) of the ``deadline`` column, ``end_time + d``: the time field's
     type for a timestamp, and for a number of ``time_unit`` when ``d`` is a whole
@@ -227,6 +291,14 @@ def prepare(df: Any, plan: QueryPlan, *, type_field: Optional[str], time_field: 
     out = df.withColumn(TIME, time_nanos_expr(df, time_field, time_unit))
     for hidden, _, e in keys:
         out = out.withColumn(hidden, e)
+    split = [hidden for hidden, _, _ in keys]
+    if plan.routed_by:
+        route = routing_key(df, plan, type_field)
+        if route is None:
+            split = []  # a column type without a routing form here: one task (see _batch)
+        else:
+            out = out.withColumn(ROUTE, route)
+            split.append(ROUTE)
     # Row hashes of match_id (see _match_id): keys, time, order values.
     identity = [qcol(h) for h, _, _ in keys] + [qcol(TIME)] + [qcol(o) for o in orders]
     out = out.withColumn(H0, F.xxhash64(*identity)).withColumn(H1, F.xxhash64(F.lit(1).cast("long"), *identity))
@@ -269,4 +341,5 @@ def prepare(df: Any, plan: QueryPlan, *, type_field: Optional[str], time_field: 
         deadline=deadline,
         measures=[name for name, _ in measures],
         engine_schema=engine_schema,
+        split_columns=split if plan.split_by_key else [],
     )

@@ -37,10 +37,22 @@ class QueryPlan:
     #: order: each is a top-level column of the output, and part of ``match_id``, since
     #: two outputs with the same events may differ only in their measures.
     measures: Tuple[str, ...] = ()
+    #: Equalities between variables routed by key (docs/language.md#s3-4b): per event type
+    #: (``stream>type`` when qualified), its key attribute. With ``split_by_key``, the
+    #: input is split by the routing key too (``_input.routing_key``).
+    routed_by: Tuple[Tuple[str, str], ...] = ()
 
     @property
     def partitioned(self) -> bool:
         return bool(self.key_groups)
+
+    def one_task_reason(self) -> str:
+        """Why the input is not split by key (for the warning that says so)."""
+        if self.split_by_key:
+            return "a routing key attribute's column type has no routing form in Spark (docs/spark.md)"
+        if not self.partitioned and not self.routed_by:
+            return "the query has no PARTITION BY"
+        return "its result depends on every partition (WITHIN n EVENTS counts global positions, CONSUME BY ANY resets all)"
 
 
 def seeds_of(text: str, schema: Optional[str]) -> Tuple[int, int]:
@@ -92,4 +104,5 @@ def plan_of(query: Any, schema: Optional[str], captures: bool = False) -> QueryP
         deadline_ns=d.get("trailing_absence"),
         captures=bool(captures),
         measures=tuple(q.measure_names),
+        routed_by=tuple((str(t), str(a)) for t, a in d.get("routed_by", ())),
     )

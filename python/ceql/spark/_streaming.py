@@ -227,10 +227,10 @@ def detect_streaming(plan: QueryPlan, prep: Prepared, layout: OutputLayout, *, w
         df = df.withColumn(WATERMARK, wm).withWatermark(WATERMARK, delay)
     except Exception as e:
         raise ValueError(f"cannot read the watermark delay {watermark!r} (write e.g. '30 seconds'): {e}") from None
-    if plan.split_by_key:
-        df = df.withColumn(GROUP, F.pmod(F.xxhash64(*[qcol(k) for k in prep.key_hidden]), F.lit(int(buckets))))
+    if prep.split_columns:
+        df = df.withColumn(GROUP, F.pmod(F.xxhash64(*[qcol(k) for k in prep.split_columns]), F.lit(int(buckets))))
     else:
-        why = "the query has no PARTITION BY" if not plan.partitioned else "its result depends on every partition"
+        why = plan.one_task_reason()
         log.warning("ceql.spark: %s, so every event goes to one group (one task per micro-batch)", why)
         df = df.withColumn(GROUP, F.lit(0).cast("long"))
     warn_shuffle_partitions(df.sparkSession, buckets)
