@@ -26,20 +26,13 @@ from hypothesis import strategies as st
 
 import gen
 import test_differential
+from gen.differential import STRATEGY_SETS
 from test_differential import MODES, _seeded, differential
 from test_differential_captures import _differential as captures_differential
 from test_differential_stream import _check_stream
 
 EXAMPLES = int(os.environ.get("CEQL_CONJUNCTION_EXAMPLES", "50"))
 SETTINGS = settings(test_differential.SETTINGS, max_examples=EXAMPLES)
-
-STRATEGY_SETS = {
-    "all": ("", "ALL", "ANY"),
-    "next": ("NEXT",),
-    "last": ("LAST",),
-    "max": ("MAX",),
-    "strict": ("STRICT",),
-}
 
 
 @pytest.mark.parametrize("schema", MODES)

@@ -28,6 +28,7 @@ from conftest import as_triples, check_against
 from gen.correlation import ITERATION_SHAPES, correlation_cases
 from test_differential_captures import check_valuations, valuation
 from test_differential_correlation import _agree_statically, oracle
+from gen.differential import check_stream_with_restore
 
 EXAMPLES = int(os.environ.get("CEQL_ITERATION_EXAMPLES", "300"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
@@ -70,21 +71,7 @@ def test_stream_with_snapshot_and_restore(case, data):
     q, o = _agree_statically(case)
     if q is None or o[0] != "ok":
         return
-    evs = case.events
-    expected = as_triples(q.run(evs))
-    s = q.stream()
-    cut = data.draw(st.integers(0, len(evs)), label="snapshot at")
-    out = []
-    i = 0
-    while i < cut:
-        k = data.draw(st.integers(1, cut - i), label="chunk")
-        out += as_triples(s.push_many(evs[i:i + k]))
-        i += k
-    blob = s.snapshot()
-    s2 = ceql.Stream.restore(ceql.compile(case.text, case.schema), blob)
-    for ev in evs[cut:]:
-        out += as_triples(s2.push(ev))
-    assert out == expected, "stream with a restore at %d differs from run\n%r" % (cut, case)
+    check_stream_with_restore(case, q, data, as_triples)
 
 
 def _run(text, evs, **kw):

@@ -17,13 +17,13 @@ import math
 import os
 from collections import Counter
 
-import pytest
-from hypothesis import HealthCheck, event, given, note, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import ceql
 from gen.correlation import correlation_cases
 from test_differential_correlation import _agree_statically, oracle
+from gen.differential import check_stream_with_restore
 
 EXAMPLES = int(os.environ.get("CEQL_MEASURES_EXAMPLES", "300"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
@@ -175,17 +175,4 @@ def test_stream_with_snapshot_and_restore(case, data):
     q, o = _accepted(case)
     if q is None or o[0] != "ok":
         return
-    evs = case.events
-    expected = engine_outputs(q.run(evs))
-    s = q.stream()
-    cut = data.draw(st.integers(0, len(evs)), label="snapshot at")
-    out = []
-    i = 0
-    while i < cut:
-        k = data.draw(st.integers(1, cut - i), label="chunk")
-        out += engine_outputs(s.push_many(evs[i:i + k]))
-        i += k
-    s2 = ceql.Stream.restore(ceql.compile(case.text, case.schema), s.snapshot())
-    for ev in evs[cut:]:
-        out += engine_outputs(s2.push(ev))
-    assert out == expected, "stream with a restore at %d differs from run\n%r" % (cut, case)
+    check_stream_with_restore(case, q, data, engine_outputs)

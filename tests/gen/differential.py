@@ -102,3 +102,38 @@ def _show(o) -> str:
         r = o[1]
         return "ok %s" % (r.matches() if hasattr(r, "matches") else r,)
     return outcome_label(o)
+
+
+#: Strategy groups the differential suites run their feature tests under (one pytest
+#: parameter each): the strategies that keep every valuation, and each selective one.
+STRATEGY_SETS = {
+    "all": ("", "ALL", "ANY"),
+    "next": ("NEXT",),
+    "last": ("LAST",),
+    "max": ("MAX",),
+    "strict": ("STRICT",),
+}
+
+
+def check_stream_with_restore(case: Case, query, data, outputs) -> None:
+    """A ``Stream`` fed the case's events in random chunks up to a random cut, then
+    snapshotted, restored into a new stream, and fed the rest one event at a time,
+    gives what ``Query.run`` gives over the whole stream (``outputs`` turns a list of
+    matches into comparable values)."""
+    import ceql
+    from hypothesis import strategies as st
+
+    evs = case.events
+    expected = outputs(query.run(evs))
+    s = query.stream()
+    cut = data.draw(st.integers(0, len(evs)), label="snapshot at")
+    out = []
+    i = 0
+    while i < cut:
+        k = data.draw(st.integers(1, cut - i), label="chunk")
+        out += outputs(s.push_many(evs[i:i + k]))
+        i += k
+    s2 = ceql.Stream.restore(ceql.compile(case.text, case.schema), s.snapshot())
+    for ev in evs[cut:]:
+        out += outputs(s2.push(ev))
+    assert out == expected, "stream with a restore at %d differs from run\n%r" % (cut, case)
