@@ -27,7 +27,9 @@ run on a generated LOGIN stream (:func:`login_table`, ``--events`` events, 10,00
 ``Query.run_arrow``: the routed query (``corr_q2``), its ``PARTITION BY [user]`` rewrite
 (``corr_q2_partition``), both without ``country != a.country`` (``corr_q2_eq``,
 ``corr_q2_partition_eq``), and the same query written so that it is not routed
-(``corr_q2_unrouted``: the residual test, on the first 5,000 events only).
+(``corr_q2_unrouted``: the residual test, on the first 5,000 events only); the ``corr_q2_next*``
+rows are the same join under NEXT (routed with and without a window, the PARTITION BY rewrite,
+unrouted on 5,000 events).
 ``stock_run_last_measures`` is "the average of the run" as measures under LAST, next to the
 same query without measures (``stock_run_last``).
 """
@@ -226,6 +228,17 @@ LOGIN_QUERIES = {
     # the residual test, quadratic in the events of the window.
     "corr_q2_unrouted": ("SELECT * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[NOT (user != a.user) "
                          "AND country != a.country] WITHIN 1 hour", 5_000),
+    # Routed NEXT (docs/language.md#s3-4b): with a window the strategy chooses among the user's
+    # valuations inside it (the residual path per key, docs/language.md#s3-6a); without one the
+    # strategy automata choose. The PARTITION BY rewrite applies the strategy first (V40): another
+    # answer, for the cost of the automata. Unrouted: the residual test over every user.
+    "corr_q2_next": ("SELECT NEXT * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[user = a.user] WITHIN 1 hour",
+                     None),
+    "corr_q2_next_nowindow": ("SELECT NEXT * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[user = a.user]", None),
+    "corr_q2_next_partition": ("SELECT NEXT * FROM S WHERE LOGIN AS a ; LOGIN AS b PARTITION BY [user] "
+                               "WITHIN 1 hour", None),
+    "corr_q2_next_unrouted": ("SELECT NEXT * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[NOT (user != a.user)] "
+                              "WITHIN 1 hour", 5_000),
 }
 
 

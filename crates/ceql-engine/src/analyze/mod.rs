@@ -258,14 +258,14 @@ impl Plan {
     /// Whether the query runs on the residual path (docs/design/correlation.md, section
     /// 3.2): filters between events to test, or measures to compute, per valuation.
     pub fn needs_valuations(&self) -> bool {
-        !self.residuals.is_empty() || !self.measures.is_empty() || !self.gaps.is_empty()
+        !self.residuals.is_empty() || !self.measures.is_empty() || !self.gaps.is_empty() || self.selects_in_window()
     }
 
     /// Whether the strategy chooses among the valuations that pass the filters tested
     /// per valuation, inside the window, instead of in the automaton
     /// (docs/language.md#s3-6a): `NEXT`, `LAST` or `MAX` with such filters.
     pub fn selects_after_test(&self) -> bool {
-        let tested = !self.residuals.is_empty() || !self.gaps.is_empty();
+        let tested = !self.residuals.is_empty() || !self.gaps.is_empty() || self.selects_in_window();
         tested && matches!(self.strategy, Strategy::Next | Strategy::Last | Strategy::Max)
     }
 }

@@ -9,7 +9,7 @@
 //! filters before the residual planning runs, so that what is routed is neither
 //! tested per valuation nor refused with E0500.
 
-use super::{RCel, RFilter, Resolved, VarId};
+use super::{Plan, RCel, RFilter, Resolved, VarId, WindowPlan};
 use crate::bitset::BitSet;
 use ceql_syntax::ast::{self, Cel, CelKind, CmpOp, ConsumePolicy, ExprKind, Filter, Pred, Strategy};
 use ceql_syntax::Span;
@@ -43,10 +43,9 @@ struct Equality {
 /// `pattern` as it is: every equality is then a residual test.
 pub(super) fn plan_routing(query: &ast::Query, pattern: &mut RCel, r: &Resolved) -> Option<Routing> {
     // Constructs that look at unmarked events or reset one substream (rule 4). NEXT,
-    // LAST and MAX are not routed for now either: the routed evaluation lost matches
-    // under them (tests/test_differential_routing.py), so they keep the residual test
-    // and choose among its passing valuations (docs/language.md#s3-6a).
-    if matches!(query.strategy, Strategy::Strict | Strategy::Next | Strategy::Last | Strategy::Max)
+    // LAST and MAX are routed: with a window they choose among the routed valuations
+    // inside it (`Plan::selects_in_window`, docs/language.md#s3-6a).
+    if query.strategy == Strategy::Strict
         || query.consume == ConsumePolicy::Partition
         || !routable_shape(&query.pattern)
     {
@@ -92,6 +91,21 @@ pub(super) fn plan_routing(query: &ast::Query, pattern: &mut RCel, r: &Resolved)
     let spans: Vec<Span> = kept.iter().map(|e| e.op_span).collect();
     remove_top_equalities(pattern, &spans);
     Some(Routing { key_attr: type_attr, equalities: kept.into_iter().map(|e| e.text).collect() })
+}
+
+impl Plan {
+    /// Whether a routed query chooses among its valuations inside the window, on the
+    /// residual path with nothing left to test (docs/language.md#s3-6a, #s3-4b): `NEXT`,
+    /// `LAST` or `MAX` with a `WITHIN`. Its equalities read other events, so the window
+    /// comes before the strategy, as for the same query unrouted; the strategy automata
+    /// would apply the strategy first, and a preferred valuation that has left the
+    /// window would hide the one inside it (V40). Without a window both orders agree
+    /// and the automata apply the strategy in constant time.
+    pub fn selects_in_window(&self) -> bool {
+        self.routing.is_some()
+            && self.window != WindowPlan::Unbounded
+            && matches!(self.strategy, Strategy::Next | Strategy::Last | Strategy::Max)
+    }
 }
 
 /// Gives `v` (and every type it can capture) the key attribute `attr`; false if one

@@ -25,10 +25,14 @@ fn pairs(p: &[(&str, &str)]) -> Vec<(String, String)> {
 
 type Event<'a> = (&'a str, Vec<(&'a str, ValueRef<'a>)>);
 
-/// Runs `text` over `events`; the first event error ends the run.
+/// Runs `SELECT * FROM S WHERE text` over `events`; the first event error ends the run.
 fn run(text: &str, events: &[Event<'_>]) -> Result<Vec<(u64, u64, Vec<u64>)>, String> {
-    let text = format!("SELECT * FROM S WHERE {text}");
-    let query = Arc::new(CompiledQuery::compile(&text, None, CompileOptions::default()).expect("query compiles"));
+    run_query(&format!("SELECT * FROM S WHERE {text}"), events)
+}
+
+/// Runs the query `text` over `events`; the first event error ends the run.
+fn run_query(text: &str, events: &[Event<'_>]) -> Result<Vec<(u64, u64, Vec<u64>)>, String> {
+    let query = Arc::new(CompiledQuery::compile(text, None, CompileOptions::default()).expect("query compiles"));
     let mut rt = Runtime::new(query, RuntimeOptions::default());
     let names = rt.attribute_names().to_vec();
     let mut out = MatchBuffer::new();
@@ -127,16 +131,72 @@ fn a_conflicting_equality_stays_a_residual_test() {
 }
 
 #[test]
-fn strategies_other_than_all_are_not_routed() {
-    // NEXT, LAST and MAX keep the residual test and choose among the valuations that
-    // pass it (docs/language.md#s3-6a); STRICT looks at unmarked events.
-    for s in ["NEXT", "LAST", "MAX", "STRICT"] {
+fn next_last_and_max_are_routed_and_choose_inside_the_window() {
+    use ceql_syntax::ast::Strategy;
+    for (s, strategy) in [("NEXT", Strategy::Next), ("LAST", Strategy::Last), ("MAX", Strategy::Max)] {
+        // With a window: routed, and the strategy chooses among the key's valuations
+        // inside the window (docs/language.md#s3-6a), on the residual path with nothing
+        // left to test.
         let text =
             format!("SELECT {s} * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[user = a.user] WITHIN 10 EVENTS");
         let q = CompiledQuery::compile(&text, None, CompileOptions::default()).unwrap();
-        assert!(q.residual.is_some(), "{text}");
-        assert!(q.facts().routed_by.is_empty(), "{text}");
+        assert_eq!(q.facts().routed_by, pairs(&[("LOGIN", "user")]), "{text}");
+        assert!(q.plan.residuals.is_empty(), "{text}");
+        assert_eq!(q.residual.as_ref().and_then(|r| r.select), Some(strategy), "{text}");
+        // Without a window both orders agree: the strategy automata choose.
+        let text = format!("SELECT {s} * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[user = a.user]");
+        let q = CompiledQuery::compile(&text, None, CompileOptions::default()).unwrap();
+        assert_eq!(q.facts().routed_by, pairs(&[("LOGIN", "user")]), "{text}");
+        assert!(q.residual.is_none(), "{text}");
+        // A residual test left: routed, and the strategy chooses among the passing
+        // valuations.
+        let text = format!("SELECT {s} * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[user = a.user AND v > a.v]");
+        let q = CompiledQuery::compile(&text, None, CompileOptions::default()).unwrap();
+        assert_eq!(q.facts().routed_by, pairs(&[("LOGIN", "user")]), "{text}");
+        assert_eq!(q.residual.as_ref().and_then(|r| r.select), Some(strategy), "{text}");
+        // compat_ignore_strategy evaluates the strategy as ALL: the automaton path.
+        let text =
+            format!("SELECT {s} * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[user = a.user] WITHIN 10 EVENTS");
+        let opts = CompileOptions { compat_ignore_strategy: true };
+        assert!(CompiledQuery::compile(&text, None, opts).unwrap().residual.is_none(), "{text}");
     }
+    // STRICT looks at unmarked events.
+    let text = "SELECT STRICT * FROM S WHERE LOGIN AS a ; LOGIN AS b FILTER b[user = a.user] WITHIN 10 EVENTS";
+    let q = CompiledQuery::compile(text, None, CompileOptions::default()).unwrap();
+    assert!(q.facts().routed_by.is_empty(), "{text}");
+}
+
+#[test]
+fn a_preferred_valuation_outside_the_window_hides_nothing() {
+    // The minimal case of the matches routed NEXT lost on 2026-11-26 (docs/language.md#s3-4b,
+    // *Strategies*). Over A(k=1) A(k=1) B(k=1) the valuations ending at 2 are {0,1,2},
+    // {0,2} and {1,2}; every strategy prefers {0,1,2} (NEXT: min of the difference with
+    // {0,2} is 1, with {1,2} is 0, both in it; LAST: max of the difference with {1,2} is
+    // 0, in it, and {1,2} beats {0,2}; MAX: it contains both). With `WITHIN 1 EVENTS` only
+    // [1,2]{1,2} is in the window, and the window comes first: that is the answer.
+    let ev = |t: &'static str| (t, vec![("k", I(1))]);
+    let stream = [ev("A"), ev("A"), ev("B")];
+    for s in ["NEXT", "LAST", "MAX", "ALL"] {
+        let text = format!("SELECT {s} * FROM S WHERE (A AS a)+ ; B AS b FILTER b[k = a.k] WITHIN 1 EVENTS");
+        assert_eq!(run_query(&text, &stream).unwrap(), [(1, 2, vec![1, 2])], "{text}");
+    }
+    // Keys of other values in between, and keyless events: routed by 1 = 1.0 and
+    // 0 = -0.0; NaN, NULL and an absent key take a position and belong to no key.
+    let k = |t: &'static str, v: ValueRef<'static>| (t, vec![("k", v)]);
+    let stream = [
+        k("A", F(1.0)),
+        ("B", vec![]),
+        k("A", F(-0.0)),
+        k("A", I(1)),
+        k("B", F(-0.0)),
+        k("A", F(f64::NAN)),
+        k("B", N),
+        k("C", I(1)),
+        k("B", F(2.0)),
+    ];
+    // Ending at 4: a = 2 only. Ending at 7: a = 0 (7 - 0 > 6, outside) or 3: [3,7].
+    let text = "SELECT NEXT * FROM S WHERE A AS a ; (B AS b OR C AS b) FILTER a[k = b.k] WITHIN 6 EVENTS";
+    assert_eq!(run_query(text, &stream).unwrap(), [(2, 4, vec![2, 4]), (3, 7, vec![3, 7])]);
 }
 
 #[test]
