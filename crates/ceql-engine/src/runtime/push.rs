@@ -113,22 +113,27 @@ impl Runtime {
         self.state.position += 1;
         self.state.stats.accepted += 1;
         self.state.max_w = self.state.max_w.max(w);
-        if self.config.facts.time_based {
-            if self.state.coordinate_marks.back().is_none_or(|&(last, _)| last < w) {
-                self.state.coordinate_marks.push_back((w, position));
+        // One test for the two kinds of query that do more with an accepted event
+        // (a second test for `every_row` alone cost 2 instructions per event on
+        // every other query).
+        if self.config.facts.on_accept {
+            if self.config.facts.time_based {
+                if self.state.coordinate_marks.back().is_none_or(|&(last, _)| last < w) {
+                    self.state.coordinate_marks.push_back((w, position));
+                }
+                // A trailing absence needs a duration window (E0304), so queries
+                // without time windows do not test for deadlines at all.
+                if self.config.deadline.is_some() {
+                    self.deadline_event_cold(Some(ty), words, w, out);
+                }
             }
-            // A trailing absence needs a duration window (E0304), so queries
-            // without time windows do not test for deadlines at all.
-            if self.config.deadline.is_some() {
-                self.deadline_event_cold(Some(ty), words, w, out);
+            if self.config.facts.every_row {
+                self.store_every_event(ty, row, position);
             }
         }
         // Accepted coordinates never decrease, so `w` is now `max_w` and this is the
         // threshold of both the event and the reclamation after it.
         let tau = self.threshold(w);
-        if self.config.facts.every_row {
-            self.store_every_event(ty, row, position);
-        }
         let pid = self.state.partitions.get_or_create(&self.scratch.key_buf, self.state.reset_epoch);
         if let Some(begun) = self.settle_idle(pid, class, w, tau) {
             if self.state.cache.captures() {
