@@ -3,6 +3,7 @@
 //! partition (`step.rs`); then expired memory is reclaimed (docs/language.md#s6-5, #s6-7).
 
 use super::ingest::Outcome;
+use super::step::Settled;
 use super::{Precomputed, Runtime, Target};
 use crate::error::EventError;
 use crate::output::{MatchBuffer, Position};
@@ -135,15 +136,10 @@ impl Runtime {
         // threshold of both the event and the reclamation after it.
         let tau = self.threshold(w);
         let pid = self.state.partitions.get_or_create(&self.scratch.key_buf, self.state.reset_epoch);
-        if let Some(begun) = self.settle_idle(pid, class, w, tau) {
-            if self.state.cache.captures() {
-                self.on_event_captures(pid, begun, class, position, w, tau, (ty, row), out)?;
-                if let Some(e) = self.scratch.residual_error.take() {
-                    return Err(EventError::new(position, e.field, type_name(self).as_deref(), e.message));
-                }
-            } else {
-                self.on_event::<P, false>(pid, begun, class, position, w, tau, out);
-            }
+        match self.settle_idle(pid, class, w, tau) {
+            Settled::Idle => {}
+            Settled::Busy(begun) => self.step_busy(pid, begun, class, position, w, tau, (ty, row), out)?,
+            Settled::NotCached => self.event_not_cached(pid, class, position, w, tau, (ty, row), out)?,
         }
         self.reclaim_at(tau);
         if out.overflowed() {
