@@ -47,6 +47,8 @@ pub(crate) struct Facts {
     /// Absences that read the match (docs/language.md#s3-3a): every accepted event is
     /// stored with its type and partition, not only those that reach the automaton.
     pub every_row: bool,
+    /// `time_based || every_row`: the push tests this once per accepted event.
+    pub on_accept: bool,
 }
 
 impl Config {
@@ -72,7 +74,9 @@ impl Config {
             partitioned: query.is_partitioned(),
             residual: query.residual.is_some(),
             every_row: query.residual.as_ref().is_some_and(|r| !r.gaps.is_empty()),
+            on_accept: false,
         };
+        let facts = Facts { on_accept: facts.time_based || facts.every_row, ..facts };
         let state_budget = options.max_state_bytes.unwrap_or_else(crate::memory::default_state_budget);
         let deadline = match (&query.cea.trailing, &query.plan.trailing) {
             (Some(guard), Some((_, nanos))) => Some(super::deadlines::Deadline { guard: guard.clone(), nanos: *nanos }),

@@ -12,6 +12,16 @@ use crate::schema::TypeId;
 use crate::tecs::{check_invariants, new_ulist, prune, Item, UnionList};
 use ceql_syntax::ast::ConsumePolicy;
 
+/// What [`Runtime::settle_idle`] decided about an accepted event.
+pub(super) enum Settled {
+    /// The event was idle and is settled.
+    Idle,
+    /// The event needs the rest of ON_EVENT.
+    Busy(EventStart),
+    /// The successors of the partition's virtual det-state are not cached.
+    NotCached,
+}
+
 /// What [`Runtime::settle_idle`] learnt about an event that is not idle.
 #[derive(Clone, Copy)]
 pub(super) struct EventStart {
@@ -24,19 +34,39 @@ pub(super) struct EventStart {
 impl Runtime {
     /// The first half of ON_EVENT for an accepted event of class `class` with
     /// coordinate `w` (threshold `tau`) in partition `pid`: settles an idle event
-    /// on the spot and returns `None`, or returns what [`Runtime::on_event`] needs.
-    /// Kept apart and inlined into the push, so that idle events, often half of
-    /// the stream, do not pay for entering the full step.
+    /// on the spot, or returns what [`Runtime::on_event`] needs. Kept apart and
+    /// inlined into the push, so that idle events, often half of the stream, do
+    /// not pay for entering the full step.
+    ///
+    /// Only cached successors are read here; a miss (a transition not computed
+    /// yet, or the uncached mode) is left to [`Runtime::event_not_cached`]. With
+    /// `DetCache::step` here, the cached successors and those computed on a miss
+    /// met in a stack slot that every event wrote and read back (about 5
+    /// instructions per event, callgrind on `seq3_w100`).
     #[inline(always)]
-    pub(super) fn settle_idle(&mut self, pid: PartitionId, class: ClassId, w: i64, tau: i64) -> Option<EventStart> {
+    pub(super) fn settle_idle(&mut self, pid: PartitionId, class: ClassId, w: i64, tau: i64) -> Settled {
         debug_assert_eq!(tau, self.threshold(w));
         if self.state.partitions.get_mut(pid).epoch < self.state.reset_epoch {
             self.reset_consumed(pid);
         }
+        let virtual_det = self.state.partitions.get_mut(pid).virtual_det;
+        let Some(start) = self.state.cache.lookup(virtual_det, class) else {
+            return Settled::NotCached;
+        };
+        self.state.cache.count_hits(1);
+        match self.settle_with(pid, start, class, w, tau) {
+            None => Settled::Idle,
+            Some(begun) => Settled::Busy(begun),
+        }
+    }
+
+    /// [`Runtime::settle_idle`] once the successors `start` of the partition's
+    /// virtual det-state are known: `None` when the event was idle and is settled.
+    #[inline(always)]
+    fn settle_with(&mut self, pid: PartitionId, start: Succ, class: ClassId, w: i64, tau: i64) -> Option<EventStart> {
+        let mask = self.state.cache.mover_mask(class);
         let part = self.state.partitions.get_mut(pid);
         let virtual_det = part.virtual_det;
-        let start = self.state.cache.step(virtual_det, class);
-        let mask = self.state.cache.mover_mask(class);
 
         // An idle event (noise, most often) starts no run, moves no entry of T and
         // lets none expire: T' = T, and since every final det-state is a mover, T
@@ -56,6 +86,58 @@ impl Runtime {
             return None;
         }
         Some(EventStart { start, mask })
+    }
+
+    /// ON_EVENT for an event whose virtual successors [`Runtime::settle_idle`]
+    /// did not find in the cache: computes them, then settles or steps the event
+    /// as the push does. Out of line, so that the push reads cached successors
+    /// only (misses come with new det-states and classes, or in uncached mode).
+    #[cold]
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn event_not_cached<P: Position, R: Row + ?Sized>(
+        &mut self,
+        pid: PartitionId,
+        class: ClassId,
+        position: u64,
+        w: i64,
+        tau: i64,
+        (ty, row): (TypeId, &R),
+        out: &mut MatchBuffer<P>,
+    ) -> Result<(), crate::error::EventError> {
+        let virtual_det = self.state.partitions.get_mut(pid).virtual_det;
+        let start = self.state.cache.step(virtual_det, class);
+        match self.settle_with(pid, start, class, w, tau) {
+            None => Ok(()),
+            Some(begun) => self.step_busy(pid, begun, class, position, w, tau, (ty, row), out),
+        }
+    }
+
+    /// The rest of ON_EVENT for an event that is not idle, with captures on or off;
+    /// a type error met by filters between events is reported for this event.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn step_busy<P: Position, R: Row + ?Sized>(
+        &mut self,
+        pid: PartitionId,
+        begun: EventStart,
+        class: ClassId,
+        position: u64,
+        w: i64,
+        tau: i64,
+        (ty, row): (TypeId, &R),
+        out: &mut MatchBuffer<P>,
+    ) -> Result<(), crate::error::EventError> {
+        if self.state.cache.captures() {
+            self.on_event_captures(pid, begun, class, position, w, tau, (ty, row), out)?;
+            if let Some(e) = self.scratch.residual_error.take() {
+                let type_name = (ty != crate::det::OTHER_TYPE).then(|| self.config.query.type_name(ty));
+                return Err(crate::error::EventError::new(position, e.field, type_name.as_deref(), e.message));
+            }
+        } else {
+            self.on_event::<P, false>(pid, begun, class, position, w, tau, out);
+        }
+        Ok(())
     }
 
     /// Lazy CONSUME BY ANY: partition `pid` was reset by an earlier output.
@@ -116,6 +198,11 @@ impl Runtime {
     /// valuations, so the tECS stays duplicate-free over valuations and
     /// Algorithm 2 keeps its output-linear delay: it reads one label per position
     /// it writes.
+    ///
+    /// Always inlined: into the push (captures off), the captures step and the
+    /// path of uncached successors; left to LLVM, it was called out of line once
+    /// it had the second caller (+1.5M instructions on `seq3_w100`, callgrind).
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn on_event<P: Position, const CAP: bool>(
         &mut self,
