@@ -31,6 +31,7 @@ from gen.arrow_input import to_arrow
 from gen.case import join_clauses
 from gen.routing import ROUTABLE, rewrite_cases, routing_cases
 from test_differential_captures import check_valuations, valuation
+from gen.differential import check_stream_with_restore
 
 EXAMPLES = int(os.environ.get("CEQL_ROUTING_EXAMPLES", "500"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
@@ -134,22 +135,9 @@ def test_stream_with_snapshot_and_restore(case, data):
 
 
 def _check_stream(q, o, case, data):
-    evs = case.events
-    expected = as_triples(q.run(evs, **case.engine_kwargs()))
+    expected = as_triples(q.run(case.events, **case.engine_kwargs()))
     check_against(expected, o[1].matches(), o[1].limit)
-    s = q.stream(**case.engine_kwargs())
-    cut = data.draw(st.integers(0, len(evs)), label="snapshot at")
-    out = []
-    i = 0
-    while i < cut:
-        k = data.draw(st.integers(1, cut - i), label="chunk")
-        out += as_triples(s.push_many(evs[i:i + k]))
-        i += k
-    blob = s.snapshot()
-    s2 = ceql.Stream.restore(ceql.compile(case.text, case.schema), blob)
-    for ev in evs[cut:]:
-        out += as_triples(s2.push(ev))
-    assert out == expected, "stream with a restore at %d differs from run\n%r" % (cut, case)
+    check_stream_with_restore(case, q, data, as_triples, expected, **case.engine_kwargs())
 
 
 #: Routed NEXT, LAST and MAX (and ALL beside them): no comparison between events but the

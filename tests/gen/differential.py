@@ -115,17 +115,19 @@ STRATEGY_SETS = {
 }
 
 
-def check_stream_with_restore(case: Case, query, data, outputs) -> None:
+def check_stream_with_restore(case: Case, query, data, outputs, expected=None, **options) -> None:
     """A ``Stream`` fed the case's events in random chunks up to a random cut, then
     snapshotted, restored into a new stream, and fed the rest one event at a time,
-    gives what ``Query.run`` gives over the whole stream (``outputs`` turns a list of
-    matches into comparable values)."""
+    gives what ``Query.run`` gives over the whole stream, or ``expected`` (``outputs``
+    turns a list of matches into comparable values; ``options`` go to ``run`` and
+    ``stream``)."""
     import ceql
     from hypothesis import strategies as st
 
     evs = case.events
-    expected = outputs(query.run(evs))
-    s = query.stream()
+    if expected is None:
+        expected = outputs(query.run(evs, **options))
+    s = query.stream(**options)
     cut = data.draw(st.integers(0, len(evs)), label="snapshot at")
     out = []
     i = 0
