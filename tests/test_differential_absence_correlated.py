@@ -24,8 +24,7 @@ from hypothesis import strategies as st
 import ceql
 from conftest import as_triples, check_against
 from gen.case import Case, join_clauses
-from test_differential_captures import check_valuations, valuation
-from test_differential_correlation import _agree_statically, oracle
+from test_differential_correlation import _agree_statically, check_captures_agree
 from gen.differential import check_stream_with_restore
 
 EXAMPLES = int(os.environ.get("CEQL_ABSENCE_CORR_EXAMPLES", "300"))
@@ -136,12 +135,7 @@ def test_run_agrees_with_the_oracle(case):
 @given(case=cases())
 @SETTINGS
 def test_captures_agree_with_the_oracle(case):
-    q, o = _agree_statically(case)
-    if q is None or o[0] != "ok":
-        return
-    oc = oracle(case, captures=True)
-    ms = q.run(case.events, captures=True)
-    check_valuations([valuation(m) for m in ms], oc[1].matches(), oc[1].limit)
+    check_captures_agree(case)
 
 
 @given(case=cases(), data=st.data())

@@ -20,14 +20,13 @@ from __future__ import annotations
 import os
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ceql
-from conftest import as_triples, check_against
+from conftest import as_triples
 from gen.correlation import ITERATION_SHAPES, correlation_cases
-from test_differential_captures import check_valuations, valuation
-from test_differential_correlation import _agree_statically, oracle
+from test_differential_correlation import _agree_statically, check_captures_agree, check_run_agrees
 from gen.differential import check_stream_with_restore
 
 EXAMPLES = int(os.environ.get("CEQL_ITERATION_EXAMPLES", "300"))
@@ -40,29 +39,13 @@ CASES = correlation_cases(shapes=ITERATION_SHAPES, max_events=9)
 @given(case=CASES)
 @SETTINGS
 def test_run_agrees_with_the_oracle(case):
-    q, o = _agree_statically(case)
-    if q is None:
-        return
-    try:
-        got = as_triples(q.run(case.events))
-    except ceql.CeqlEventError:
-        assert o[0] == "event", "the engine raised an event error, the oracle did not\n%r" % case
-        return
-    assert o[0] == "ok", "the oracle raised an event error, the engine did not\n%r" % case
-    res = o[1]
-    event("non-empty output" if res.outputs else "empty output")
-    check_against(got, res.matches(), res.limit)
+    check_run_agrees(case)
 
 
 @given(case=CASES)
 @SETTINGS
 def test_captures_agree_with_the_oracle(case):
-    q, o = _agree_statically(case)
-    if q is None or o[0] != "ok":
-        return
-    oc = oracle(case, captures=True)
-    ms = q.run(case.events, captures=True)
-    check_valuations([valuation(m) for m in ms], oc[1].matches(), oc[1].limit)
+    check_captures_agree(case)
 
 
 @given(case=CASES, data=st.data())
