@@ -12,9 +12,9 @@ the floor of any stateful query of that shape (a no-op ``applyInPandasWithState`
     python benches/spark_bench.py [--events 1000000] [--batch-keys 1000 100000] [--keys 10000] [--master local[2]] [--extras] [--breakdown]
 
 ``--breakdown`` splits the batch gap between ``detect`` and the no-op into the
-row-hash columns, the engine and glue in the task, and the output's way back to the
-JVM, in CPU seconds of the Spark process tree (JVM and Python workers, user + sys),
-which a shared machine's load changes far less than wall time.
+engine and glue in the task (row hashes included) and the output's way back to the
+JVM, in CPU seconds of the Spark process tree (the JVM and its Python workers, each
+user + sys), which a shared machine's load changes far less than wall time.
 
 ``--extras`` adds batch rows with ``captures=True`` and with a trailing absence (with and
 without ``close_deadlines``: the latter adds a pass over the input for its cutoff).
@@ -163,9 +163,9 @@ def batch(spark, n: int, keys: int, query: str = QUERY, engine_alone: bool = Tru
     df.unpersist()
 
 
-def tree_cpu_seconds(root: int) -> float:
-    """User + system CPU seconds of process ``root`` and its descendants (reaped
-    children included), from ``/proc``: Spark's JVM and its Python workers."""
+def tree_cpu_seconds(root: int) -> tuple:
+    """User + system CPU seconds of process ``root`` (Spark's JVM) and of its
+    descendants (its Python workers, reaped children included), from ``/proc``."""
     procs = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -176,23 +176,26 @@ def tree_cpu_seconds(root: int) -> float:
         except OSError:
             continue
         fields = stat[stat.rfind(")") + 2:].split()
-        procs[int(name)] = (int(fields[1]), sum(int(x) for x in fields[11:15]))  # ppid; utime stime cutime cstime
+        # ppid; own utime + stime; reaped children's cutime + cstime
+        procs[int(name)] = (int(fields[1]), int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14]))
     children = {}
-    for pid, (ppid, _) in procs.items():
+    for pid, (ppid, _, _) in procs.items():
         children.setdefault(ppid, []).append(pid)
-    ticks, stack = 0, [root]
+    own, reaped = procs.get(root, (0, 0, 0))[1:]
+    ticks, stack = reaped, list(children.get(root, []))
     while stack:
         pid = stack.pop()
-        ticks += procs.get(pid, (0, 0))[1]
+        ticks += sum(procs.get(pid, (0, 0, 0))[1:])
         stack.extend(children.get(pid, []))
-    return ticks / os.sysconf("SC_CLK_TCK")
+    tck = os.sysconf("SC_CLK_TCK")
+    return own / tck, ticks / tck
 
 
 def breakdown(spark, n: int, keys: int, query: str = QUERY, rounds: int = 5) -> None:
-    """Where the batch gap goes, in CPU seconds (median of interleaved rounds):
-    the no-op; the no-op with the two row-hash columns of match_id; ``detect`` with
-    its task's output dropped in the task (engine and glue, nothing back to the
-    JVM); and ``detect``."""
+    """Where the batch gap goes, in CPU seconds (median of interleaved rounds) of
+    the JVM and of its Python workers: the no-op; ``detect`` with its task's output
+    dropped in the task (engine, row hashes and glue, nothing back to the JVM); and
+    ``detect``."""
     from pyspark.sql import functions as F
 
     import ceql.spark as cs
@@ -205,16 +208,11 @@ def breakdown(spark, n: int, keys: int, query: str = QUERY, rounds: int = 5) -> 
     matches = cs.detect(df, query, time_field="ts", order_field="offset")
     n_matches = matches.count()
     keyed = df.withColumn("__ceql_t", F.unix_micros("ts") * 1000).withColumn("__ceql_k0", F.col("sensor"))
-    identity = ("__ceql_k0", "__ceql_t", "offset")
-    hashed = keyed.withColumn("h0", F.xxhash64(*identity)).withColumn("h1", F.xxhash64(F.lit(1).cast("long"), *identity))
 
     def noop(batches):
         for _ in batches:
             pass
         return iter(())
-
-    def sorted_noop(frame):
-        return frame.repartition(qcol("__ceql_k0")).sortWithinPartitions(*identity[1:], identity[0]).mapInArrow(noop, matches.schema)
 
     real = _batch.make_task_fn
 
@@ -233,7 +231,8 @@ def breakdown(spark, n: int, keys: int, query: str = QUERY, rounds: int = 5) -> 
         dropped = cs.detect(df, query, time_field="ts", order_field="offset")
     finally:
         _batch.make_task_fn = real
-    plans = {"no-op": sorted_noop(keyed), "no-op + row hashes": sorted_noop(hashed),
+    sorted_noop = keyed.repartition(qcol("__ceql_k0")).sortWithinPartitions("__ceql_t", "offset", "__ceql_k0")
+    plans = {"no-op": sorted_noop.mapInArrow(noop, matches.schema),
              "detect, output dropped in the task": dropped, "detect": matches}
     cpu = {k: [] for k in plans}
     wall = {k: [] for k in plans}
@@ -242,15 +241,20 @@ def breakdown(spark, n: int, keys: int, query: str = QUERY, rounds: int = 5) -> 
             c0, t0 = tree_cpu_seconds(jvm), time.perf_counter()
             frame.write.format("noop").mode("overwrite").save()
             wall[label].append(time.perf_counter() - t0)
-            cpu[label].append(tree_cpu_seconds(jvm) - c0)
-    print(f"breakdown, {n:,} events, {keys:,} keys ({n_matches:,} matches), CPU s of JVM + Python workers:", flush=True)
+            c1 = tree_cpu_seconds(jvm)
+            cpu[label].append((c1[0] - c0[0], c1[1] - c0[1]))
+    print(f"breakdown, {n:,} events, {keys:,} keys ({n_matches:,} matches), CPU s of the JVM + its Python workers:", flush=True)
     previous = None
     for label in plans:
-        c = statistics.median(cpu[label])
+        j = statistics.median(c[0] for c in cpu[label])
+        p = statistics.median(c[1] for c in cpu[label])
+        c = statistics.median(sum(x) for x in cpu[label])
         step = "" if previous is None else f" (+{c - previous:.2f})"
-        print(f"  {label}: CPU median {c:.2f} s{step}; wall median {statistics.median(wall[label]):.2f} s", flush=True)
+        print(f"  {label}: CPU median {c:.2f} s{step} (JVM {j:.2f}, Python {p:.2f}); wall median {statistics.median(wall[label]):.2f} s",
+              flush=True)
         previous = c
-    print(f"  => detect / no-op: CPU {statistics.median(cpu['detect']) / statistics.median(cpu['no-op']):.2f}x, "
+    total = {k: statistics.median(sum(x) for x in v) for k, v in cpu.items()}
+    print(f"  => detect / no-op: CPU {total['detect'] / total['no-op']:.2f}x, "
           f"wall {statistics.median(wall['detect']) / statistics.median(wall['no-op']):.2f}x (medians)", flush=True)
     df.unpersist()
 
@@ -426,7 +430,7 @@ def main() -> int:
     p.add_argument("--extras", action="store_true",
                    help="also measure batch detect with captures=True, and a trailing absence with and without close_deadlines")
     p.add_argument("--breakdown", action="store_true",
-                   help="also split the batch gap (row hashes, engine and glue, output) in CPU seconds")
+                   help="also split the batch gap (engine and glue, output) in CPU seconds")
     a = p.parse_args()
     print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(), flush=True)
     spark = session(a.master)

@@ -197,23 +197,30 @@ def expected_ids(spark: Any, rows: List[Dict[str, Any]], truth: List[Row], query
     """The match_id of each complex event of ``truth``, computed as docs/spark.md
     defines it: Spark's xxhash64 of (key, time in ns, order) per row, combined in
     plain Python integers."""
-    import hashlib
-
     from pyspark.sql import functions as F
 
-    digest = hashlib.sha256(query.encode() + b"\x00").digest()
-    seeds = int.from_bytes(digest[:8], "little"), int.from_bytes(digest[8:16], "little")
     df = spark.createDataFrame([(r[key] if key else 0, micros(r["ts"]), r["offset"]) for r in rows], "k long, us long, o long")
     ident = ([F.col("k")] if key else []) + [F.col("us") * 1000, F.col("o")]
     hashed = df.select("k", "o", F.xxhash64(*ident).alias("r0"), F.xxhash64(F.lit(1).cast("long"), *ident).alias("r1")).collect()
-    r = {(h["k"] if key else 0, h["o"]): (h["r0"] & _MASK, h["r1"] & _MASK) for h in hashed}
+    r = {(h["k"] if key else 0, h["o"]): (h["r0"], h["r1"]) for h in hashed}
+    return ids_from_row_hashes(query, truth, lambda k, o: r[(k[0] if key else 0, o)])
+
+
+def ids_from_row_hashes(query: str, truth: List[Row], row_hash: Any) -> List[str]:
+    """The match_id of each complex event of ``truth`` (docs/spark.md), from the row
+    hashes ``row_hash(key, offset) -> (r0, r1)`` (Spark's signed bigints)."""
+    import hashlib
+
+    digest = hashlib.sha256(query.encode() + b"\x00").digest()
+    seeds = int.from_bytes(digest[:8], "little"), int.from_bytes(digest[8:16], "little")
+
     def var_seed(name: str, lane: int) -> int:
         v = hashlib.sha256(b"ceql-variable\x00" + name.encode()).digest()
         return int.from_bytes(v[8 * lane : 8 * lane + 8], "little")
 
     ids = []
     for k, _, _, offs, *rest in truth:
-        kk = k[0] if key else 0
+        r = {o: tuple(h & _MASK for h in row_hash(k, o)) for o in offs}
         # With captures (a 5th element: the variables of each event), each data row
         # enters as fmix(r ^ c), c the sum of fmix(v(x)) over its variables x.
         labels = rest[0] if rest else None
@@ -221,12 +228,12 @@ def expected_ids(spark: Any, rows: List[Dict[str, Any]], truth: List[Row], query
         lanes = []
         for lane in (0, 1):
             if labels is None:
-                d = sum(_fmix(r[(kk, o)][lane]) for o in offs) & _MASK
+                d = sum(_fmix(r[o][lane]) for o in offs) & _MASK
             else:
                 c = [sum(_fmix(var_seed(x, lane)) for x in xs) & _MASK for xs in labels]
-                d = sum(_fmix(r[(kk, o)][lane] ^ ci) for o, ci in zip(offs, c)) & _MASK
-            inner = _fmix(r[(kk, offs[-1])][lane] ^ _fmix(d ^ len(offs)))
-            lanes.append(_fmix(seeds[lane] ^ _fmix(r[(kk, offs[0])][lane] ^ inner)))
+                d = sum(_fmix(r[o][lane] ^ ci) for o, ci in zip(offs, c)) & _MASK
+            inner = _fmix(r[offs[-1]][lane] ^ _fmix(d ^ len(offs)))
+            lanes.append(_fmix(seeds[lane] ^ _fmix(r[offs[0]][lane] ^ inner)))
         ids.append(f"{lanes[0]:016x}{lanes[1]:016x}")
     return ids
 

@@ -80,7 +80,7 @@ pub use analyze::WindowPlan;
 pub use error::{CompileError, EventError, EventErrorKind};
 pub use explain::{AutomatonView, StateView, TransitionView};
 pub use facts::QueryFacts;
-pub use output::{MatchBuffer, MatchRef, Position};
+pub use output::{match_id_row_hashes, MatchBuffer, MatchRef, Position, UnsupportedHashType};
 pub use query::{CompileOptions, CompiledQuery};
 pub use runtime::{
     Fate, LatePolicy, ReorderStats, Runtime, RuntimeOptions, RuntimeStats, SnapshotError, Statistics, Target,

@@ -12,6 +12,7 @@ mod errors;
 mod explain;
 mod matches;
 mod query;
+mod row_hash;
 mod runtime;
 
 use pyo3::prelude::*;
@@ -24,6 +25,7 @@ fn _ceql(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<matches::Match>()?;
     m.add_class::<arrow_out::ArrowBatch>()?;
     m.add_function(wrap_pyfunction!(arrow_out::empty_output, m)?)?;
+    m.add_function(wrap_pyfunction!(row_hash::match_id_row_hashes, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

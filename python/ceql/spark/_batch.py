@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from ._engine import TIME, Engine, compiled
 from ._input import Prepared, check_order_not_null, engine_view, qcol
+from ._match_id import with_row_hashes
 from ._output import DEADLINE_NS, OutputLayout
 from ._plan import QueryPlan
 from ._rows import RetainedRows
@@ -38,6 +39,7 @@ def make_task_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout) -> Any:
     order_fields = list(prep.order_fields)  # not `prep` itself: it holds the DataFrame
     kept = prep.kept_columns
     engine_columns = list(prep.engine_columns)
+    identity = prep.identity_columns
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         engine = Engine(plan)
@@ -49,7 +51,7 @@ def make_task_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout) -> Any:
             check_order_not_null(table, order_fields)
             position = engine.position
             found = engine.push(engine_view(table, engine_columns))
-            rows.append(table.select(kept), position)
+            rows.append(with_row_hashes(table.select(kept), identity), position)
             if found.num_rows:
                 yield from layout.matches(rows.table(), rows.base, found).to_batches()
             rows.trim(engine.horizon)

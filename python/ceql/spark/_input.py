@@ -49,6 +49,10 @@ class Prepared:
     #: ``PARTITION BY`` keys, then the routing key of a routed query; empty when the
     #: query cannot be split.
     split_columns: List[str] = field(default_factory=list)
+    #: The columns ``match_id``'s row hashes are made of (keys, time, orders), which
+    #: the task hashes (``_match_id.with_row_hashes``); ``None`` when Spark has
+    #: computed the hash columns (a column type the task does not hash).
+    identity_columns: Optional[List[str]] = None
 
     @property
     def sort_columns(self) -> List[str]:
@@ -60,7 +64,8 @@ class Prepared:
     def kept_columns(self) -> List[str]:
         """Columns of a row the glue keeps while a match may still need it."""
         seen: List[str] = []
-        for c in [*self.input_columns, TIME, *self.key_hidden, H0, H1]:
+        hashes = [H0, H1] if self.identity_columns is None else []
+        for c in [*self.input_columns, TIME, *self.key_hidden, *hashes]:
             if c not in seen:
                 seen.append(c)
         return seen
@@ -299,9 +304,13 @@ def prepare(df: Any, plan: QueryPlan, *, type_field: Optional[str], time_field: 
         else:
             out = out.withColumn(ROUTE, route)
             split.append(ROUTE)
-    # Row hashes of match_id (see _match_id): keys, time, order values.
-    identity = [qcol(h) for h, _, _ in keys] + [qcol(TIME)] + [qcol(o) for o in orders]
-    out = out.withColumn(H0, F.xxhash64(*identity)).withColumn(H1, F.xxhash64(F.lit(1).cast("long"), *identity))
+    # Row hashes of match_id (see _match_id): keys, time, order values, hashed in
+    # the task unless a column's type is one only Spark hashes.
+    identity_columns: Optional[List[str]] = [h for h, _, _ in keys] + [TIME] + list(orders)
+    if not all(task_hashable(out.schema[c].dataType) for c in identity_columns):
+        identity = [qcol(c) for c in identity_columns]
+        out = out.withColumn(H0, F.xxhash64(*identity)).withColumn(H1, F.xxhash64(F.lit(1).cast("long"), *identity))
+        identity_columns = None
     engine_columns = [type_field] + [c for c in ("stream",) if c in input_columns]
     engine_columns += [a for a in plan.attributes if a in input_columns and a not in engine_columns and a != "type"]
     engine_columns.append(TIME)
@@ -342,4 +351,17 @@ def prepare(df: Any, plan: QueryPlan, *, type_field: Optional[str], time_field: 
         measures=[name for name, _ in measures],
         engine_schema=engine_schema,
         split_columns=split if plan.split_by_key else [],
+        identity_columns=identity_columns,
     )
+
+
+def task_hashable(dt: Any) -> bool:
+    """Whether the task hashes a column of Spark type ``dt`` as Spark's ``xxhash64``
+    does (ceql-engine's ``row_hash``: the types that reach Python as Arrow
+    integers, floats, booleans, dates, microsecond time stamps, decimals, strings and
+    binaries)."""
+    from pyspark.sql import types as T
+
+    simple = (T.BooleanType, T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.FloatType, T.DoubleType,
+              T.DateType, T.TimestampType, T.TimestampNTZType, T.DecimalType, T.StringType, T.BinaryType, T.NullType)
+    return isinstance(dt, simple)

@@ -3,11 +3,14 @@
 Definition (docs/spark.md, "match_id"). All arithmetic is on unsigned 64-bit
 integers modulo 2^64; ``fmix`` is MurmurHash3's 64-bit finalizer.
 
-* Each input row gets two row hashes, computed by Spark before the rows reach
-  Python: ``r0 = xxhash64(k1, ..., kg, t, o1, ..., om)`` and
+* Each input row gets two row hashes, Spark's
+  ``r0 = xxhash64(k1, ..., kg, t, o1, ..., om)`` and
   ``r1 = xxhash64(CAST(1 AS BIGINT), k1, ..., kg, t, o1, ..., om)``, where ``k``
   are the partition key values, ``t`` the event time in nanoseconds (bigint) and
-  ``o`` the order values (Spark's ``xxhash64``, seed 42, read as unsigned).
+  ``o`` the order values (Spark's ``xxhash64``, seed 42, read as unsigned). The
+  task computes them (``with_row_hashes``, Rust: ceql-engine's ``row_hash``) from
+  the columns it holds; for a column type that code does not hash, Spark computes
+  them before the shuffle (``_input.prepare``), with the same result.
 * The seeds ``q0, q1`` are the first 16 bytes of SHA-256(query text, 0x00,
   schema text), two little-endian integers. A ``kind = 'late'`` row uses
   ``fmix(q0), fmix(q1)`` instead.
@@ -45,7 +48,7 @@ from typing import Optional, Sequence, Tuple
 import numpy as np
 import pyarrow as pa
 
-#: Hidden columns with the two row hashes (int64, from Spark's ``xxhash64``).
+#: Hidden columns with the two row hashes (int64: Spark's ``xxhash64`` is a bigint).
 H0, H1 = "__ceql_h0", "__ceql_h1"
 
 _M1 = np.uint64(0xFF51AFD7ED558CCD)
@@ -69,6 +72,17 @@ def late_seeds(seeds: Tuple[int, int]) -> Tuple[int, int]:
     """The seeds of ``kind = 'late'`` rows."""
     a = fmix(np.array(seeds, dtype=np.uint64))
     return int(a[0]), int(a[1])
+
+
+def with_row_hashes(rows: pa.Table, identity: Optional[Sequence[str]]) -> pa.Table:
+    """``rows`` with the row-hash columns ``H0, H1`` appended, hashed from its
+    ``identity`` columns (keys, time, orders); ``None``: Spark has computed them."""
+    if identity is None:
+        return rows
+    from ceql import _ceql
+
+    hashes = pa.record_batch(_ceql.match_id_row_hashes(rows.select(list(identity)), (H0, H1)))
+    return rows.append_column(H0, hashes.column(0)).append_column(H1, hashes.column(1))
 
 
 def row_hashes(column: pa.ChunkedArray) -> np.ndarray:

@@ -45,6 +45,7 @@ import pyarrow.compute as pc
 
 from ._engine import TIME, Engine
 from ._input import Prepared, check_order_not_null, engine_view, qcol
+from ._match_id import with_row_hashes
 from ._output import OutputLayout
 from ._plan import QueryPlan
 from ._rows import RetainedRows, ipc_to_table, table_to_ipc
@@ -86,6 +87,7 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
     relocalize = local_tz not in (None, "UTC", "Etc/UTC", "GMT", "Z", "+00:00")
     engine_columns = list(prep.engine_columns)
     kept = prep.kept_columns
+    identity = prep.identity_columns
     tie_columns = prep.sort_columns[1:]  # after the time: the order fields, then the key
     order_fields = list(prep.order_fields)
     out_columns = [f.name for f in layout.schema]
@@ -101,7 +103,7 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
                     for c in ts_columns:
                         pdf[c] = pdf[c].dt.tz_localize(local_tz, ambiguous=False, nonexistent="shift_forward")
                 parts.append(pa.Table.from_pandas(pdf, schema=in_schema, preserve_index=False).select(kept))
-        return pa.concat_tables(parts) if parts else None
+        return with_row_hashes(pa.concat_tables(parts), identity) if parts else None
 
     def fn(key: Any, pdfs: Iterator[Any], state: Any) -> Iterator[Any]:
         w_ms = state.getCurrentWatermarkMs()

@@ -4,8 +4,10 @@
 
 mod measures;
 mod position;
+mod row_hash;
 
 pub use position::Position;
+pub use row_hash::{match_id_row_hashes, UnsupportedHashType};
 
 use arrow_array::{ArrayRef, LargeListArray, PrimitiveArray, RecordBatch, UInt64Array};
 use arrow_buffer::{Buffer, OffsetBuffer, ScalarBuffer};
