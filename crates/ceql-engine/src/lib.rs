@@ -80,7 +80,9 @@ pub use analyze::WindowPlan;
 pub use error::{CompileError, EventError, EventErrorKind};
 pub use explain::{AutomatonView, StateView, TransitionView};
 pub use facts::QueryFacts;
-pub use output::{match_id_row_hashes, MatchBuffer, MatchRef, Position, UnsupportedHashType};
+pub use output::{
+    match_id_lanes, match_id_row_hashes, MatchBuffer, MatchIdError, MatchRef, Position, RowHashes, UnsupportedHashType,
+};
 pub use query::{CompileOptions, CompiledQuery};
 pub use runtime::{
     Fate, LatePolicy, ReorderStats, Runtime, RuntimeOptions, RuntimeStats, SnapshotError, Statistics, Target,

@@ -10,9 +10,9 @@ mod arrow_out;
 mod convert;
 mod errors;
 mod explain;
+mod match_id;
 mod matches;
 mod query;
-mod row_hash;
 mod runtime;
 
 use pyo3::prelude::*;
@@ -25,7 +25,8 @@ fn _ceql(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<matches::Match>()?;
     m.add_class::<arrow_out::ArrowBatch>()?;
     m.add_function(wrap_pyfunction!(arrow_out::empty_output, m)?)?;
-    m.add_function(wrap_pyfunction!(row_hash::match_id_row_hashes, m)?)?;
+    m.add_function(wrap_pyfunction!(match_id::match_id_row_hashes, m)?)?;
+    m.add_function(wrap_pyfunction!(match_id::match_id_lanes, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

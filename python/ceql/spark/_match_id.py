@@ -85,12 +85,6 @@ def with_row_hashes(rows: pa.Table, identity: Optional[Sequence[str]]) -> pa.Tab
     return rows.append_column(H0, hashes.column(0)).append_column(H1, hashes.column(1))
 
 
-def row_hashes(column: pa.ChunkedArray) -> np.ndarray:
-    """A row hash column as uint64 (Spark's ``xxhash64`` is a signed bigint)."""
-    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    return arr.to_numpy(zero_copy_only=False).astype(np.int64, copy=False).view(np.uint64)
-
-
 def variable_seeds(name: str) -> Tuple[int, int]:
     """``v0, v1`` of a variable name (the label part of a ``captures=True`` id)."""
     digest = hashlib.sha256(b"ceql-variable\x00" + name.encode()).digest()
@@ -109,21 +103,6 @@ def label_hashes(names: Sequence[str], keys: np.ndarray, offsets: np.ndarray) ->
             np.cumsum(per_name[keys], out=summed[1:])
             lanes.append(summed[offsets[1:]] - summed[offsets[:-1]])
     return lanes[0], lanes[1]
-
-
-def lane(seed: int, r: np.ndarray, starts: np.ndarray, ends: np.ndarray, flat: np.ndarray, offsets: np.ndarray,
-         labels: Optional[np.ndarray] = None) -> np.ndarray:
-    """``hL`` of every complex event: ``r`` the lane's row hashes, ``starts``/``ends``
-    the interval's row indexes, ``flat``/``offsets`` the data rows (list layout),
-    ``labels`` the ``cL`` of each data row (``captures=True``)."""
-    with np.errstate(over="ignore"):
-        summed = np.zeros(len(flat) + 1, dtype=np.uint64)
-        data = r[flat] if labels is None else r[flat] ^ labels
-        np.cumsum(fmix(data), out=summed[1:])
-        d = summed[offsets[1:]] - summed[offsets[:-1]]
-        n = (offsets[1:] - offsets[:-1]).astype(np.uint64)
-        inner = fmix(r[ends] ^ fmix(d ^ n))
-        return fmix(np.uint64(seed) ^ fmix(r[starts] ^ inner))
 
 
 def hex_ids(h0: np.ndarray, h1: np.ndarray) -> pa.Array:
@@ -186,16 +165,23 @@ def mix_measures(h: np.ndarray, measures: Sequence[pa.Array], lane_index: int) -
         return fmix(h ^ fmix(m ^ np.uint64(len(measures))))
 
 
-def match_ids(seeds: Tuple[int, int], r0: np.ndarray, r1: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-              flat: np.ndarray, offsets: np.ndarray,
+def match_ids(seeds: Tuple[int, int], rows: pa.Table, base: int, found: pa.RecordBatch,
               labels: Optional[Tuple[np.ndarray, np.ndarray]] = None,
               measures: Sequence[pa.Array] = ()) -> pa.Array:
-    """The ``match_id`` column of complex events given by row indexes (with
-    ``labels``, the ``c0, c1`` of each data row: the ids of valuations; with
-    ``measures``, the measure columns, in ``SELECT`` order)."""
-    l0, l1 = labels if labels is not None else (None, None)
-    h0 = lane(seeds[0], r0, starts, ends, flat, offsets, l0)
-    h1 = lane(seeds[1], r1, starts, ends, flat, offsets, l1)
+    """The ``match_id`` column of the complex events ``found`` (the engine's output:
+    ``start``, ``end``, ``positions`` as stream positions) whose rows are those of
+    ``rows`` (with ``H0, H1``) from stream position ``base`` on; with ``labels``,
+    the ``c0, c1`` of each data row (the ids of valuations); with ``measures``, the
+    measure columns, in ``SELECT`` order. The lanes are computed in Rust
+    (ceql-engine's ``match_id_lanes``)."""
+    from ceql import _ceql
+
+    label_table = None
+    if labels is not None:
+        label_table = pa.table({"c0": pa.array(labels[0], pa.uint64()), "c1": pa.array(labels[1], pa.uint64())})
+    lanes = pa.record_batch(_ceql.match_id_lanes(seeds, rows.select([H0, H1]), base, found, label_table))
+    h0 = lanes.column(0).to_numpy()
+    h1 = lanes.column(1).to_numpy()
     if measures:
         h0, h1 = mix_measures(h0, measures, 0), mix_measures(h1, measures, 1)
     return hex_ids(h0, h1)

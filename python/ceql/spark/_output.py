@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 
 from ._engine import TIME
-from ._match_id import H0, H1, label_hashes, late_seeds, match_ids, row_hashes
+from ._match_id import label_hashes, late_seeds, match_ids
 
 #: Output columns besides the partition key columns, in order.
 MATCH_ID, START, END, DEADLINE, KIND, EVENTS = "match_id", "start_time", "end_time", "deadline", "kind", "events"
@@ -82,8 +82,7 @@ class OutputLayout:
         if self.captures:
             variables, labels = _variables(found.column(VARIABLES))
         measures = [found.column(m) for m in self.measures]
-        ids = match_ids(self.seeds, row_hashes(rows.column(H0)), row_hashes(rows.column(H1)), starts, ends, flat, offsets,
-                        labels, measures)
+        ids = match_ids(self.seeds, rows, base, found, labels, measures)
         return self._assemble(rows, ends, ids, starts, ends, flat, offsets, "match", variables, measures)
 
     def late(self, rows: pa.Table) -> pa.Table:
@@ -93,7 +92,9 @@ class OutputLayout:
             return self.empty()
         idx = np.arange(n, dtype=np.int64)
         offsets = np.arange(n + 1, dtype=np.int64)
-        ids = match_ids(late_seeds(self.seeds), row_hashes(rows.column(H0)), row_hashes(rows.column(H1)), idx, idx, idx, offsets)
+        each = pa.LargeListArray.from_arrays(pa.array(offsets), pa.array(idx, pa.uint64()))
+        alone = pa.record_batch({"start": pa.array(idx, pa.uint64()), "end": pa.array(idx, pa.uint64()), "positions": each})
+        ids = match_ids(late_seeds(self.seeds), rows, 0, alone)
         return self._assemble(rows, idx, ids, idx, idx, idx, offsets, "late", None, None)
 
     def _assemble(self, rows: pa.Table, key_rows: np.ndarray, ids: pa.Array, starts: np.ndarray, ends: np.ndarray,

@@ -2,10 +2,12 @@
 //! start, end and a list column of positions via offsets), with the measures of
 //! each output when the query has any (docs/language.md#s3-5a).
 
+mod match_id;
 mod measures;
 mod position;
 mod row_hash;
 
+pub use match_id::{match_id_lanes, MatchIdError, RowHashes};
 pub use position::Position;
 pub use row_hash::{match_id_row_hashes, UnsupportedHashType};
 
