@@ -57,12 +57,39 @@ pub fn match_id_row_hashes(columns: &[&dyn Array]) -> Result<[Vec<u64>; 2], Unsu
     Ok([r0, r1])
 }
 
+// XXH64's primes.
+const P1: u64 = 0x9e37_79b1_85eb_ca87;
+const P2: u64 = 0xc2b2_ae3d_27d4_eb4f;
+const P3: u64 = 0x1656_67b1_9e37_79f9;
+const P4: u64 = 0x85eb_ca77_c2b2_ae63;
+const P5: u64 = 0x27d4_eb2f_1656_67c5;
+
+/// XXH64 of the 4 little-endian bytes of `v`: the general function's steps for a
+/// 4-byte input, unrolled (as Spark's `XXH64.hashInt`); equal to
+/// `xxh64(&v.to_le_bytes(), seed)` (tested), several times faster per value.
 fn hash_int(v: i32, seed: u64) -> u64 {
-    xxh64(&v.to_le_bytes(), seed)
+    let mut h = seed.wrapping_add(P5).wrapping_add(4);
+    h ^= u64::from(v as u32).wrapping_mul(P1);
+    h = h.rotate_left(23).wrapping_mul(P2).wrapping_add(P3);
+    avalanche(h)
 }
 
+/// XXH64 of the 8 little-endian bytes of `v` (as Spark's `XXH64.hashLong`); equal
+/// to `xxh64(&v.to_le_bytes(), seed)` (tested).
 fn hash_long(v: i64, seed: u64) -> u64 {
-    xxh64(&v.to_le_bytes(), seed)
+    let mut h = seed.wrapping_add(P5).wrapping_add(8);
+    let k = (v as u64).wrapping_mul(P2).rotate_left(31).wrapping_mul(P1);
+    h ^= k;
+    h = h.rotate_left(27).wrapping_mul(P1).wrapping_add(P4);
+    avalanche(h)
+}
+
+fn avalanche(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(P2);
+    h ^= h >> 29;
+    h = h.wrapping_mul(P3);
+    h ^ (h >> 32)
 }
 
 /// `hashes[i] = hash(column[i], hashes[i])` for every non-null value.
@@ -209,6 +236,14 @@ mod tests {
         // r1 is r0 with a leading CAST(1 AS BIGINT).
         let [_, r1] = match_id_row_hashes(&[&a, &null, &seven]).unwrap();
         assert_eq!(r1[0] as i64, 3239774047737110138);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fixed_width_hashes_are_xxh64(v in proptest::prelude::any::<i64>(), seed in proptest::prelude::any::<u64>()) {
+            proptest::prop_assert_eq!(hash_long(v, seed), xxh64(&v.to_le_bytes(), seed));
+            proptest::prop_assert_eq!(hash_int(v as i32, seed), xxh64(&(v as i32).to_le_bytes(), seed));
+        }
     }
 
     #[test]
