@@ -9,7 +9,7 @@ micro-batches (the fixed overhead, beside a stateless query's), and for
 micro-batches of 10,000 events over 10 and over 10,000 keys (default settings), and
 the floor of any stateful query of that shape (a no-op ``applyInPandasWithState``).
 
-    python benches/spark_bench.py [--events 1000000] [--batch-keys 1000 100000] [--keys 10000] [--master local[2]] [--extras] [--breakdown]
+    python benches/spark_bench.py [--events 1000000] [--batch-keys 1000 100000] [--rounds 5] [--keys 10000] [--master local[2]] [--extras] [--breakdown]
 
 ``--breakdown`` splits the batch gap between ``detect`` and the no-op into the
 engine and glue in the task (row hashes included) and the output's way back to the
@@ -422,6 +422,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--events", type=int, default=1_000_000)
     p.add_argument("--batch-keys", type=int, nargs="+", default=[1000, 100_000])
+    p.add_argument("--rounds", type=int, default=5, help="interleaved rounds of each batch measurement")
     p.add_argument("--keys", type=int, default=10_000, help="keys of the many-keys streaming run")
     p.add_argument("--master", default="local[2]")
     p.add_argument("--skip-batch", action="store_true")
@@ -440,8 +441,8 @@ def main() -> int:
     print(f"ceql {ceql.__version__}: driver {ceql.__file__}, executors {where}", flush=True)
     if not a.skip_batch:
         for keys in a.batch_keys:
-            batch(spark, a.events, keys, engine_alone=keys == a.batch_keys[0])
-        batch(spark, a.events, a.batch_keys[0], QUERY_HEAVY, engine_alone=True)
+            batch(spark, a.events, keys, engine_alone=keys == a.batch_keys[0], rounds=a.rounds)
+        batch(spark, a.events, a.batch_keys[0], QUERY_HEAVY, engine_alone=True, rounds=a.rounds)
     if a.extras:
         keys = a.batch_keys[0]
         batch(spark, a.events, keys, QUERY, engine_alone=False, rounds=3, captures=True)
@@ -449,8 +450,8 @@ def main() -> int:
         batch(spark, a.events, keys, QUERY_ABSENT, engine_alone=False, rounds=3)
     if a.breakdown:
         for keys in a.batch_keys:
-            breakdown(spark, a.events, keys)
-        breakdown(spark, a.events, a.batch_keys[0], QUERY_HEAVY)
+            breakdown(spark, a.events, keys, rounds=a.rounds)
+        breakdown(spark, a.events, a.batch_keys[0], QUERY_HEAVY, rounds=a.rounds)
     if not a.skip_streaming:
         streaming(spark, a.keys)
     if a.tws:

@@ -77,10 +77,18 @@ pub(crate) fn eval_batch(p: &PredIr, columns: &[Column<'_>], rows: usize) -> Opt
             Tri { t: x.f, f: x.t }
         }
         PredIr::Cmp(op, ExprIr::Attr(s), ExprIr::Const(c)) => {
-            leaf(&columns[*s as usize], rows, &|v| cmp_leaf(*op, v, c))?
+            let col = &columns[*s as usize];
+            match numeric_cmp(col, *op, c, rows) {
+                Some(tri) => tri,
+                None => leaf(col, rows, &|v| cmp_leaf(*op, v, c))?,
+            }
         }
         PredIr::Cmp(op, ExprIr::Const(c), ExprIr::Attr(s)) => {
-            leaf(&columns[*s as usize], rows, &|v| cmp_leaf(flip(*op), v, c))?
+            let col = &columns[*s as usize];
+            match numeric_cmp(col, flip(*op), c, rows) {
+                Some(tri) => tri,
+                None => leaf(col, rows, &|v| cmp_leaf(flip(*op), v, c))?,
+            }
         }
         PredIr::InSet(ExprIr::Attr(s), set, negated) => {
             let neg = *negated;
@@ -166,6 +174,57 @@ fn leaf(col: &Column<'_>, rows: usize, test: &dyn Fn(Leaf<'_>) -> Option<Option<
     Some(out)
 }
 
+/// `column op c` for a 64-bit float or integer column and a numeric constant,
+/// the most common filter (`price > 26.0`): one typed loop per 64 rows, with the
+/// comparison rules of [`cmp_leaf`] (an integer against a float compares as
+/// floats; NaN is UNKNOWN). `None` for any other case, which [`leaf`] handles.
+fn numeric_cmp(col: &Column<'_>, op: CmpOp, c: &Value, rows: usize) -> Option<Tri> {
+    use arrow_array::Array;
+    let (tri, nulls) = match (col, c) {
+        (Column::F64(a), Value::Float(y)) => (cmp_words(&a.values()[..rows], op, |x: f64| x.partial_cmp(y)), a.nulls()),
+        (Column::F64(a), Value::Int(y)) => {
+            let y = *y as f64;
+            (cmp_words(&a.values()[..rows], op, |x: f64| x.partial_cmp(&y)), a.nulls())
+        }
+        (Column::I64(a), Value::Int(y)) => (cmp_words(&a.values()[..rows], op, |x: i64| Some(x.cmp(y))), a.nulls()),
+        (Column::I64(a), Value::Float(y)) => {
+            (cmp_words(&a.values()[..rows], op, |x: i64| (x as f64).partial_cmp(y)), a.nulls())
+        }
+        _ => return None,
+    };
+    let mut tri = tri;
+    if let Some(nulls) = nulls {
+        // A NULL row is UNKNOWN: in neither bitmap.
+        for i in (0..rows).filter(|i| nulls.is_null(*i)) {
+            tri.t[i / 64] &= !(1 << (i % 64));
+            tri.f[i / 64] &= !(1 << (i % 64));
+        }
+    }
+    Some(tri)
+}
+
+/// The TRUE and FALSE bitmaps of `ord(v) op` over `values` (`ord` is `None` for
+/// an unordered value: NaN).
+#[inline]
+fn cmp_words<T: Copy>(values: &[T], op: CmpOp, ord: impl Fn(T) -> Option<std::cmp::Ordering>) -> Tri {
+    let mut out = Tri::new(values.len());
+    for (w, chunk) in values.chunks(64).enumerate() {
+        let (mut t, mut f) = (0u64, 0u64);
+        for (j, v) in chunk.iter().enumerate() {
+            if let Some(o) = ord(*v) {
+                if decide(op, o) {
+                    t |= 1 << j;
+                } else {
+                    f |= 1 << j;
+                }
+            }
+        }
+        out.t[w] = t;
+        out.f[w] = f;
+    }
+    out
+}
+
 fn flip(op: CmpOp) -> CmpOp {
     match op {
         CmpOp::Lt => CmpOp::Gt,
@@ -221,4 +280,52 @@ fn in_set_leaf(v: Leaf<'_>, set: &SetIr) -> Option<Option<bool>> {
         }
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{Float64Array, Int64Array};
+    use proptest::prelude::*;
+
+    const OPS: [CmpOp; 6] = [CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge, CmpOp::Eq, CmpOp::Ne];
+
+    fn by_leaf(col: &Column<'_>, op: CmpOp, c: &Value, rows: usize) -> Tri {
+        leaf(col, rows, &|v| cmp_leaf(op, v, c)).expect("numeric leaves never fall back")
+    }
+
+    fn float() -> impl Strategy<Value = Option<f64>> {
+        prop_oneof![
+            Just(None),
+            Just(Some(f64::NAN)),
+            Just(Some(-0.0)),
+            (-5i32..5).prop_map(|v| Some(f64::from(v) / 2.0)),
+        ]
+    }
+
+    fn constant() -> impl Strategy<Value = Value> {
+        prop_oneof![(-3i64..3).prop_map(Value::Int), (-6i32..6).prop_map(|v| Value::Float(f64::from(v) / 4.0))]
+    }
+
+    proptest! {
+        // The typed loop agrees with the per-row leaf test, row by row, for both
+        // bitmaps (TRUE, FALSE, and UNKNOWN as neither), across word boundaries.
+        #[test]
+        fn numeric_fast_path_equals_the_leaf_test(
+            floats in proptest::collection::vec(float(), 0..150),
+            ints in proptest::collection::vec(proptest::option::of(-3i64..3), 0..150),
+            c in constant(),
+        ) {
+            let f = Float64Array::from(floats.clone());
+            let i = Int64Array::from(ints.clone());
+            for op in OPS {
+                for (col, rows) in [(Column::F64(&f), floats.len()), (Column::I64(&i), ints.len())] {
+                    let fast = numeric_cmp(&col, op, &c, rows).expect("a numeric column and constant");
+                    let slow = by_leaf(&col, op, &c, rows);
+                    prop_assert_eq!(&fast.t, &slow.t);
+                    prop_assert_eq!(&fast.f, &slow.f);
+                }
+            }
+        }
+    }
 }
