@@ -117,3 +117,16 @@ def test_unhashed_type_left_to_spark(spark):
         F.xxhash64("sensor", F.unix_micros("ts") * 1000, "offset").alias("r0"),
         F.xxhash64(F.lit(1).cast("long"), "sensor", F.unix_micros("ts") * 1000, "offset").alias("r1")).collect()}
     assert got == sorted(ss.ids_from_row_hashes(ss.QUERY_SEQ, truth, lambda k, o: hashed[(k[0], o)]))
+
+
+def test_collated_string_key_left_to_spark(spark):
+    """A key with a collation other than UTF8_BINARY: Spark's xxhash64 hashes its
+    collation key, so Spark computes the row hashes."""
+    from ceql.spark import _input, _plan
+    from pyspark.sql import functions as F
+
+    df = ss.to_df(spark, ss.events(20, 3, seed=1), partitions=1)
+    df = df.withColumn("sensor", F.collate(F.col("sensor").cast("string"), "UTF8_LCASE"))
+    prep = _input.prepare(df, _plan.plan_of(ss.QUERY_SEQ, None), type_field=None, time_field="ts", order_field="offset",
+                          time_unit=None, with_kind=False)
+    assert prep.identity_columns is None and "__ceql_h0" in prep.df.columns

@@ -364,4 +364,6 @@ def task_hashable(dt: Any) -> bool:
 
     simple = (T.BooleanType, T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.FloatType, T.DoubleType,
               T.DateType, T.TimestampType, T.TimestampNTZType, T.DecimalType, T.StringType, T.BinaryType, T.NullType)
+    if isinstance(dt, T.StringType) and getattr(dt, "collation", "UTF8_BINARY") != "UTF8_BINARY":
+        return False  # Spark hashes a collated string's collation key, not its bytes
     return isinstance(dt, simple)
