@@ -114,3 +114,16 @@ def empty_output(
     """An empty batch in the layout of ``push_arrow_columnar``'s output (uint32 row
     numbers when ``narrow``, the measure columns of ``query`` typed from the Arrow
     data ``events``), for its schema."""
+
+def match_id_row_hashes(data: Any, names: Tuple[str, str]) -> ArrowBatch:
+    """The row hashes ``r0, r1`` of ``match_id`` (Spark's ``xxhash64`` of the columns
+    of ``data``, in order, and of ``CAST(1 AS BIGINT)`` then them) as a batch of two
+    int64 columns named ``names``; ``TypeError`` for a column type it does not hash."""
+
+def match_id_lanes(
+    seeds: Tuple[int, int], rows: Any, base: int, matches: Any, labels: Optional[Any] = None
+) -> ArrowBatch:
+    """``h0, h1`` (uint64) of every complex event of ``matches`` (``start``, ``end``,
+    ``positions``), from the row hashes ``rows`` (two 64-bit columns) of stream
+    positions ``base, base + 1, ...``, and with captures the ``c0, c1`` of every data
+    row (``labels``)."""
