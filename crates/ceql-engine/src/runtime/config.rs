@@ -18,6 +18,11 @@ pub(crate) struct Config {
     pub(crate) time_slot: Option<AttrSlot>,
     /// Slot of the time field the reorder buffer reads (with `max_delay`).
     pub(crate) reorder_slot: Option<AttrSlot>,
+    /// The time field's slot and nanoseconds per unit when every event type reads
+    /// its time there (a duration window, no declared `primary_time`): the push's
+    /// inline time coordinate (`Runtime::coordinate`); anything unusual about a
+    /// value still goes through the general path.
+    pub(crate) uniform_time: Option<(AttrSlot, i64)>,
     /// Facts of the query read on every event, copied out of the plan.
     pub(crate) facts: Facts,
     /// `max_state_bytes`, resolved.
@@ -82,6 +87,10 @@ impl Config {
             (Some(guard), Some((_, nanos))) => Some(super::deadlines::Deadline { guard: guard.clone(), nanos: *nanos }),
             _ => None,
         };
-        Config { query, options, layout, time_slot, reorder_slot, facts, state_budget, deadline }
+        let uniform_time = match time_slot {
+            Some(slot) if query.primary_time.iter().all(Option::is_none) => Some((slot, options.time_unit_nanos)),
+            _ => None,
+        };
+        Config { query, options, layout, time_slot, reorder_slot, uniform_time, facts, state_budget, deadline }
     }
 }

@@ -79,6 +79,19 @@ impl Runtime {
         if !self.config.facts.time_based {
             return Ok(Outcome::Accept(position as i64));
         }
+        // The usual case inline: an integer or time stamp in the time field, in
+        // order. Everything else (a float, NULL, overflow, a late event) takes the
+        // general path, which decides and words the errors.
+        if let Some((slot, factor)) = self.config.uniform_time {
+            let w = match row.get(slot) {
+                ValueRef::Int(v) => v.checked_mul(factor),
+                ValueRef::Timestamp(ns) => Some(ns),
+                _ => None,
+            };
+            if let Some(w) = w.filter(|w| *w >= self.state.max_w) {
+                return Ok(Outcome::Accept(w));
+            }
+        }
         self.time_coordinate_of(ty, row)
     }
 
