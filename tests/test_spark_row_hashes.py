@@ -77,6 +77,16 @@ def test_many_columns_chain_as_spark(spark):
         assert got == [(r.r0, r.r1) for r in expected]
 
 
+def spark_row_hashes(df, by: str) -> dict:
+    """(sensor, ``by``) -> (r0, r1) of every row, computed by Spark's own xxhash64 over
+    (sensor, time in ns, offset) as docs/spark.md defines them."""
+    from pyspark.sql import functions as F
+
+    ident = ["sensor", F.unix_micros("ts") * 1000, "offset"]
+    rows = df.select("sensor", by, F.xxhash64(*ident).alias("r0"), F.xxhash64(F.lit(1).cast("long"), *ident).alias("r1"))
+    return {(r[0], r[1]): (r.r0, r.r1) for r in rows.collect()}
+
+
 def test_string_keys_ids_as_documented(spark):
     """detect with a string key and int orders: the ids are those of docs/spark.md,
     with the row hashes from Spark's xxhash64 (the task computes them)."""
@@ -89,10 +99,7 @@ def test_string_keys_ids_as_documented(spark):
     got = sorted(r.match_id for r in cs.detect(df, ss.QUERY_SEQ, time_field="ts", order_field="offset").collect())
     truth = ss.ground_truth(rows, ss.QUERY_SEQ)
     assert len(truth) > 20
-    hashed = {(r.sensor, r.offset): (r.r0, r.r1) for r in df.select(
-        "sensor", "offset",
-        F.xxhash64("sensor", F.unix_micros("ts") * 1000, "offset").alias("r0"),
-        F.xxhash64(F.lit(1).cast("long"), "sensor", F.unix_micros("ts") * 1000, "offset").alias("r1")).collect()}
+    hashed = spark_row_hashes(df, "offset")
     assert got == sorted(ss.ids_from_row_hashes(ss.QUERY_SEQ, truth, lambda k, o: hashed[(f"s-{k[0]}", o)]))
 
 
@@ -112,10 +119,7 @@ def test_unhashed_type_left_to_spark(spark):
     got = sorted(r.match_id for r in cs.detect(df, ss.QUERY_SEQ, time_field="ts", order_field="offset").collect())
     truth = ss.ground_truth(rows, ss.QUERY_SEQ)
     assert len(truth) > 20
-    hashed = {(r.sensor, r.o): (r.r0, r.r1) for r in df.select(
-        "sensor", "o",
-        F.xxhash64("sensor", F.unix_micros("ts") * 1000, "offset").alias("r0"),
-        F.xxhash64(F.lit(1).cast("long"), "sensor", F.unix_micros("ts") * 1000, "offset").alias("r1")).collect()}
+    hashed = spark_row_hashes(df, "o")
     assert got == sorted(ss.ids_from_row_hashes(ss.QUERY_SEQ, truth, lambda k, o: hashed[(k[0], o)]))
 
 
