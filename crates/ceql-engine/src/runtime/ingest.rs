@@ -239,6 +239,11 @@ impl Runtime {
                 // Without declarations a NULL counts as absent, so that the next name
                 // of the group is used: a table, where every row has every column,
                 // then keys an event like the dict that lacks the attribute.
+                // One name (the common case): no search over the group.
+                KeySource::FirstPresent(slots) if slots.len() == 1 => match row.get(slots[0]) {
+                    ValueRef::Absent | ValueRef::Null => return false,
+                    v => (v, None),
+                },
                 KeySource::FirstPresent(slots) => {
                     match slots.iter().map(|&s| row.get(s)).find(|v| !matches!(v, ValueRef::Absent | ValueRef::Null)) {
                         Some(v) => (v, None),
