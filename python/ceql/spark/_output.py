@@ -135,8 +135,7 @@ def _variables(column: pa.ChunkedArray) -> Tuple[pa.Array, Tuple[np.ndarray, np.
     """From the engine's ``variables`` column (per match, per position, the variable
     names as dictionary strings): the ``variables`` of each data row as
     ``list<string>``, and the label hashes of each data row (``_match_id``)."""
-    outer = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    inner = outer.flatten()  # one list of names per data row, in the order of `positions`
+    inner = _whole(column).flatten()  # one list of names per data row, in the order of `positions`
     names = inner.flatten()
     if isinstance(names, pa.ChunkedArray):
         names = names.combine_chunks()
@@ -153,9 +152,11 @@ def _variables(column: pa.ChunkedArray) -> Tuple[pa.Array, Tuple[np.ndarray, np.
 
 
 def _whole(column: pa.ChunkedArray) -> pa.Array:
-    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    """One array: the only chunk as it is (``combine_chunks`` copies even that)."""
+    if not isinstance(column, pa.ChunkedArray):
+        return column
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
 def _take(column: pa.ChunkedArray, idx: np.ndarray) -> pa.Array:
-    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    return arr.take(pa.array(idx, type=pa.int64()))
+    return _whole(column).take(pa.array(idx, type=pa.int64()))
