@@ -127,3 +127,7 @@ def match_id_lanes(
     ``positions``), from the row hashes ``rows`` (two 64-bit columns) of stream
     positions ``base, base + 1, ...``, and with captures the ``c0, c1`` of every data
     row (``labels``)."""
+
+def match_id_hex(lanes: Any) -> ArrowBatch:
+    """The ``match_id`` text of the lanes ``lanes`` (two 64-bit columns ``h0, h1``):
+    a batch with one string column ``match_id``, 32 lower-case hex digits each."""

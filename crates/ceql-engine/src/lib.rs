@@ -81,7 +81,8 @@ pub use error::{CompileError, EventError, EventErrorKind};
 pub use explain::{AutomatonView, StateView, TransitionView};
 pub use facts::QueryFacts;
 pub use output::{
-    match_id_lanes, match_id_row_hashes, MatchBuffer, MatchIdError, MatchRef, Position, RowHashes, UnsupportedHashType,
+    match_id_lanes, match_id_row_hashes, match_id_text, MatchBuffer, MatchIdError, MatchRef, Position, RowHashes,
+    UnsupportedHashType,
 };
 pub use query::{CompileOptions, CompiledQuery};
 pub use runtime::{

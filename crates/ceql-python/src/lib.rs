@@ -27,6 +27,7 @@ fn _ceql(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(arrow_out::empty_output, m)?)?;
     m.add_function(wrap_pyfunction!(match_id::match_id_row_hashes, m)?)?;
     m.add_function(wrap_pyfunction!(match_id::match_id_lanes, m)?)?;
+    m.add_function(wrap_pyfunction!(match_id::match_id_hex, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

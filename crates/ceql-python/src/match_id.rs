@@ -1,5 +1,6 @@
-//! `match_id` over Arrow data: the row hashes (`ceql_engine::match_id_row_hashes`)
-//! and the lanes of complex events (`ceql_engine::match_id_lanes`).
+//! `match_id` over Arrow data: the row hashes (`ceql_engine::match_id_row_hashes`),
+//! the lanes of complex events (`ceql_engine::match_id_lanes`) and their text
+//! (`ceql_engine::match_id_text`).
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::UInt64Type;
@@ -105,6 +106,18 @@ pub fn match_id_lanes(
         Schema::new(vec![Field::new("h0", DataType::UInt64, false), Field::new("h1", DataType::UInt64, false)]);
     let columns: Vec<ArrayRef> = vec![Arc::new(UInt64Array::from(h0)), Arc::new(UInt64Array::from(h1))];
     let batch = RecordBatch::try_new(Arc::new(schema), columns).map_err(|e| PyTypeError::new_err(e.to_string()))?;
+    Ok(ArrowBatch::new(batch))
+}
+
+/// The `match_id` column (32 hex digits each) of the lanes `lanes` (an Arrow batch
+/// of two 64-bit columns `h0`, `h1`), as a one-column Arrow batch `match_id`.
+#[pyfunction]
+pub fn match_id_hex(py: Python<'_>, lanes: &Bound<'_, PyAny>) -> PyResult<ArrowBatch> {
+    let [h0, h1] = two_lanes(lanes)?;
+    let text = py.detach(|| ceql_engine::match_id_text(&h0, &h1));
+    let schema = Schema::new(vec![Field::new("match_id", DataType::Utf8, false)]);
+    let batch = RecordBatch::try_new(Arc::new(schema), vec![Arc::new(text) as ArrayRef])
+        .map_err(|e| PyTypeError::new_err(e.to_string()))?;
     Ok(ArrowBatch::new(batch))
 }
 

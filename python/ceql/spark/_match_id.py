@@ -41,9 +41,8 @@ give the same id.
 
 from __future__ import annotations
 
-import binascii
 import hashlib
-from typing import Optional, Sequence, Tuple
+from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -105,16 +104,13 @@ def label_hashes(names: Sequence[str], keys: np.ndarray, offsets: np.ndarray) ->
     return lanes[0], lanes[1]
 
 
-def hex_ids(h0: np.ndarray, h1: np.ndarray) -> pa.Array:
-    """32 hex digits per complex event, as an Arrow string column, built from one
-    buffer (no Python object per id)."""
-    n = len(h0)
-    both = np.empty((n, 2), dtype=">u8")
-    both[:, 0] = h0
-    both[:, 1] = h1
-    text = binascii.hexlify(both.tobytes())
-    offsets = np.arange(0, 32 * (n + 1), 32, dtype=np.int32)
-    return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(text))
+def hex_ids(h0: Any, h1: Any) -> pa.Array:
+    """32 hex digits per complex event (``h0`` then ``h1``), as an Arrow string
+    column written by ceql-engine's ``match_id_text`` (no Python object per id)."""
+    from ceql import _ceql
+
+    lanes = pa.record_batch([pa.array(h0, pa.uint64()), pa.array(h1, pa.uint64())], names=["h0", "h1"])
+    return pa.record_batch(_ceql.match_id_hex(lanes)).column(0)
 
 
 def measure_words(values: pa.Array, lane_index: int) -> np.ndarray:
@@ -180,8 +176,8 @@ def match_ids(seeds: Tuple[int, int], rows: pa.Table, base: int, found: pa.Recor
     if labels is not None:
         label_table = pa.table({"c0": pa.array(labels[0], pa.uint64()), "c1": pa.array(labels[1], pa.uint64())})
     lanes = pa.record_batch(_ceql.match_id_lanes(seeds, rows.select([H0, H1]), base, found, label_table))
-    h0 = lanes.column(0).to_numpy()
-    h1 = lanes.column(1).to_numpy()
-    if measures:
-        h0, h1 = mix_measures(h0, measures, 0), mix_measures(h1, measures, 1)
+    if not measures:
+        return pa.record_batch(_ceql.match_id_hex(lanes)).column(0)
+    h0 = mix_measures(lanes.column(0).to_numpy(), measures, 0)
+    h1 = mix_measures(lanes.column(1).to_numpy(), measures, 1)
     return hex_ids(h0, h1)

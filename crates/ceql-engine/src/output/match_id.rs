@@ -3,12 +3,14 @@
 //!
 //! Why in Rust: the Spark glue computed these lanes with a dozen numpy passes over
 //! every data row of every output; one pass here costs a fraction of that on
-//! output-heavy queries. The measures' part (step 6) and the hex text stay with the
-//! glue, which knows the measure values' Python types.
+//! output-heavy queries. The measures' part (step 6) stays with the glue, which
+//! knows the measure values' Python types; the hex text ([`match_id_text`]) is
+//! written here once the lanes are final.
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{UInt32Type, UInt64Type};
-use arrow_array::{Array, RecordBatch};
+use arrow_array::{Array, RecordBatch, StringArray};
+use arrow_buffer::{Buffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::DataType;
 
 /// MurmurHash3's 64-bit finalizer.
@@ -106,6 +108,38 @@ pub fn match_id_lanes(
     Ok(out)
 }
 
+/// Hex digits per `match_id`: two 64-bit lanes.
+const ID_DIGITS: usize = 32;
+
+/// The `match_id` column of complex events with the lanes `h0`, `h1` (of one
+/// length): `h0` then `h1`, each as 16 lower-case hex digits (docs/spark.md,
+/// "match_id"). Written into one buffer, with no string per id.
+pub fn match_id_text(h0: &[u64], h1: &[u64]) -> StringArray {
+    let n = h0.len().min(h1.len());
+    let mut text = vec![0u8; n * ID_DIGITS];
+    for ((id, &a), &b) in text.chunks_exact_mut(ID_DIGITS).zip(h0).zip(h1) {
+        let bytes = [a.to_be_bytes(), b.to_be_bytes()];
+        for (pair, byte) in id.chunks_exact_mut(2).zip(bytes.as_flattened()) {
+            pair.copy_from_slice(&HEX_PAIRS[usize::from(*byte)]);
+        }
+    }
+    let offsets: ScalarBuffer<i32> = (0..=n).map(|i| (i * ID_DIGITS) as i32).collect();
+    StringArray::try_new(OffsetBuffer::new(offsets), Buffer::from_vec(text), None)
+        .expect("offsets rise by 32 over ASCII hex digits")
+}
+
+/// The two lower-case hex digits of every byte.
+static HEX_PAIRS: [[u8; 2]; 256] = {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut pairs = [[0u8; 2]; 256];
+    let mut i = 0;
+    while i < 256 {
+        pairs[i] = [DIGITS[i >> 4], DIGITS[i & 0xf]];
+        i += 1;
+    }
+    pairs
+};
+
 /// A column of stream positions (64- or 32-bit) as `u64`.
 fn positions_of(column: &dyn Array) -> Result<Vec<u64>, MatchIdError> {
     match column.data_type() {
@@ -166,6 +200,15 @@ mod tests {
         let [l0, _] = match_id_lanes([100, 200], rows, &m, Some([&c0, &c1])).unwrap();
         let d = fmix(r0[0] ^ 1).wrapping_add(fmix(r0[2] ^ 2));
         assert_eq!(l0, [fmix(100 ^ fmix(r0[0] ^ fmix(r0[2] ^ fmix(d ^ 2))))]);
+    }
+
+    #[test]
+    fn text_is_both_lanes_in_hex() {
+        let ids = match_id_text(&[0x0123_4567_89ab_cdef, 0], &[u64::MAX, 0xa]);
+        assert_eq!(ids.len(), 2);
+        assert_eq!(ids.value(0), "0123456789abcdefffffffffffffffff");
+        assert_eq!(ids.value(1), "0000000000000000000000000000000a");
+        assert_eq!(match_id_text(&[], &[]).len(), 0);
     }
 
     #[test]

@@ -7,7 +7,7 @@ mod measures;
 mod position;
 mod row_hash;
 
-pub use match_id::{match_id_lanes, MatchIdError, RowHashes};
+pub use match_id::{match_id_lanes, match_id_text, MatchIdError, RowHashes};
 pub use position::Position;
 pub use row_hash::{match_id_row_hashes, UnsupportedHashType};
 
