@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
-from typing import Any, Callable, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -63,6 +63,9 @@ TAG = "__ceql_tag"
 #: drops rows at or before the watermark ahead of the stateful operator, lets
 #: late rows through to the glue; the watermark itself is unchanged.
 EMIT_SHIFT_DAYS = 36_500
+#: Prefix of the hidden columns that say which values of a floating-point column
+#: are NULL (``float_null_masks``).
+NULL_MASK = "__ceql_null"
 
 
 def delay_text(watermark: Any) -> str:
@@ -79,8 +82,12 @@ def delay_text(watermark: Any) -> str:
 
 
 def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_schema: pa.Schema, late: str,
-                  buckets: int, fault: Optional[Callable] = None, local_tz: Optional[str] = None) -> Any:
-    """The function Spark calls per bucket and micro-batch."""
+                  buckets: int, fault: Optional[Callable] = None, local_tz: Optional[str] = None,
+                  null_masks: Optional[Dict[str, str]] = None) -> Any:
+    """The function Spark calls per bucket and micro-batch. ``null_masks`` names,
+    per floating-point column, the hidden column that says which of its values are
+    NULL (:func:`float_null_masks`)."""
+    masks = {c: m for c, m in (null_masks or {}).items() if c in prep.kept_columns}
     # Spark hands timestamps to pandas as naive wall-clock times of the session
     # time zone; they are localised back before they become Arrow (UTC) again.
     ts_columns = [f.name for f in in_schema if pa.types.is_timestamp(f.type) and f.type.tz is not None]
@@ -102,7 +109,8 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
                 if relocalize:
                     for c in ts_columns:
                         pdf[c] = pdf[c].dt.tz_localize(local_tz, ambiguous=False, nonexistent="shift_forward")
-                parts.append(pa.Table.from_pandas(pdf, schema=in_schema, preserve_index=False).select(kept))
+                part = pa.Table.from_pandas(pdf, schema=in_schema, preserve_index=False)
+                parts.append(with_nan(part, pdf, masks).select(kept))
         return with_row_hashes(pa.concat_tables(parts), identity) if parts else None
 
     def fn(key: Any, pdfs: Iterator[Any], state: Any) -> Iterator[Any]:
@@ -168,9 +176,46 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
         save(state, engine, rows, pending, w_ms, buckets, released)
         for out in outputs:
             if out.num_rows:
-                yield out.to_pandas()[out_columns]
+                yield out.to_pandas(types_mapper=_floats_as_arrow)[out_columns]
 
     return fn
+
+
+def float_null_masks(df: Any) -> Dict[str, str]:
+    """A hidden column name per floating-point column of ``df``: Spark hands rows to
+    pandas with NULL and NaN both as NaN, and the engine tells them apart (a NaN key
+    is a key, a NULL one is none; docs/language.md), so the column's NULLs travel
+    beside it (:func:`with_nan`)."""
+    from pyspark.sql import types as T
+
+    floats = [f.name for f in df.schema.fields if isinstance(f.dataType, (T.FloatType, T.DoubleType))]
+    return {c: f"{NULL_MASK}{i}" for i, c in enumerate(floats)}
+
+
+def with_nan(table: pa.Table, pdf: Any, masks: Dict[str, str]) -> pa.Table:
+    """``table`` (made from ``pdf`` by ``Table.from_pandas``, which reads every NaN
+    as NULL) with the NaNs of its floating-point columns back: a value is NULL only
+    where the column's hidden mask says so."""
+    for column, mask in masks.items():
+        i = table.schema.get_field_index(column)
+        values = pdf[column].to_numpy(dtype=table.schema.field(i).type.to_pandas_dtype())
+        exact = pa.array(values, type=table.schema.field(i).type, mask=pdf[mask].to_numpy(dtype=bool))
+        table = table.set_column(i, table.schema.field(i), exact)
+    return table
+
+
+def _floats_as_arrow(t: pa.DataType) -> Any:
+    """pandas dtype of an output column: pandas' nullable (masked) float for a
+    floating-point column, which Spark reads back through ``__arrow_array__`` as it
+    is (NaN stays NaN; a NumPy column's NaN would come back NULL); the default
+    otherwise."""
+    import pandas as pd
+
+    if pa.types.is_float64(t):
+        return pd.Float64Dtype()
+    if pa.types.is_float32(t):
+        return pd.Float32Dtype()
+    return None
 
 
 def save(state: Any, engine: Engine, rows: RetainedRows, pending: Optional[pa.Table], w_ms: int, buckets: int,
@@ -236,9 +281,12 @@ def detect_streaming(plan: QueryPlan, prep: Prepared, layout: OutputLayout, *, w
         log.warning("ceql.spark: %s, so every event goes to one group (one task per micro-batch)", why)
         df = df.withColumn(GROUP, F.lit(0).cast("long"))
     warn_shuffle_partitions(df.sparkSession, buckets)
+    null_masks = float_null_masks(df)
+    for column, mask in null_masks.items():
+        df = df.withColumn(mask, qcol(column).isNull())
     in_schema = to_arrow_schema(df.schema, timezone="UTC")
     local_tz = df.sparkSession.conf.get("spark.sql.session.timeZone")
-    fn = make_state_fn(plan, prep, layout, in_schema, late, buckets, fault, local_tz)
+    fn = make_state_fn(plan, prep, layout, in_schema, late, buckets, fault, local_tz, null_masks)
     return df.groupBy(qcol(GROUP)).applyInPandasWithState(
         fn, prep.output_schema, STATE_SCHEMA, "append", GroupStateTimeout.EventTimeTimeout
     )
