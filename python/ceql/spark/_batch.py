@@ -22,7 +22,17 @@ from typing import Any, Iterator, Optional
 import pyarrow as pa
 
 from ._engine import TIME, Engine, compiled
-from ._input import Prepared, check_order_not_null, engine_view, qcol
+from ._input import (
+    Prepared,
+    check_order_not_null,
+    check_time_not_null,
+    check_unique_order,
+    engine_view,
+    needs_plain_names,
+    plain_names,
+    qcol,
+    unique_what,
+)
 from ._match_id import with_row_hashes
 from ._output import DEADLINE_NS, OutputLayout
 from ._plan import QueryPlan
@@ -40,18 +50,29 @@ def make_task_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout) -> Any:
     kept = prep.kept_columns
     engine_columns = list(prep.engine_columns)
     identity = prep.identity_columns
+    names = list(prep.df.columns)
+    renamed = needs_plain_names(names)  # the plan renamed them (plain_names)
+    time_field = prep.time_field
+    sort_columns = prep.sort_columns
+    what = unique_what(prep)
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         engine = Engine(plan)
         rows = RetainedRows()
+        last = None
         for batch in batches:
             if batch.num_rows == 0:
                 continue
             table = pa.Table.from_batches([batch])
+            if renamed:
+                table = table.rename_columns(names)
+            check_time_not_null(table, time_field)
             check_order_not_null(table, order_fields)
+            hashed = with_row_hashes(table.select(kept), identity)
+            last = check_unique_order(hashed, sort_columns, last, what)
             position = engine.position
             found = engine.push(engine_view(table, engine_columns))
-            rows.append(with_row_hashes(table.select(kept), identity), position)
+            rows.append(hashed, position)
             if found.num_rows:
                 yield from layout.matches(rows.table(), rows.base, found).to_batches()
             rows.trim(engine.horizon)
@@ -112,7 +133,7 @@ def detect_batch(plan: QueryPlan, prep: Prepared, layout: OutputLayout) -> Any:
         why = plan.one_task_reason()
         log.warning("ceql.spark: %s, so every event goes to one Spark task (no parallelism)", why)
         df = df.repartition(1).sortWithinPartitions(*order)
-    out = df.mapInArrow(make_task_fn(plan, prep, layout), prep.output_schema)
+    out = plain_names(df).mapInArrow(make_task_fn(plan, prep, layout), prep.output_schema)
     if layout.deadline_ns:
         out = keep_passed(out, cutoff_of(plan, prep))
     return out

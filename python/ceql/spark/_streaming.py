@@ -44,12 +44,21 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._engine import TIME, Engine
-from ._input import Prepared, check_order_not_null, engine_view, qcol
+from ._input import (
+    Prepared,
+    check_order_not_null,
+    check_time_not_null,
+    engine_view,
+    needs_plain_names,
+    plain_names,
+    qcol,
+    unique_what,
+)
 from ._match_id import with_row_hashes
 from ._output import OutputLayout
 from ._plan import QueryPlan
 from ._rows import RetainedRows, ipc_to_table, table_to_ipc
-from ._ties import tie_keys
+from ._ties import check_tie_types, tie_keys
 
 log = logging.getLogger("ceql.spark")
 
@@ -88,6 +97,9 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
     per floating-point column, the hidden column that says which of its values are
     NULL (:func:`float_null_masks`)."""
     masks = {c: m for c, m in (null_masks or {}).items() if c in prep.kept_columns}
+    # Spark names the rows' columns as the plan does (plain_names); in_schema has
+    # their own names, in the same order.
+    renamed = needs_plain_names(in_schema.names)
     # Spark hands timestamps to pandas as naive wall-clock times of the session
     # time zone; they are localised back before they become Arrow (UTC) again.
     ts_columns = [f.name for f in in_schema if pa.types.is_timestamp(f.type) and f.type.tz is not None]
@@ -97,6 +109,9 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
     identity = prep.identity_columns
     tie_columns = prep.sort_columns[1:]  # after the time: the order fields, then the key
     order_fields = list(prep.order_fields)
+    time_field = prep.time_field
+    key_hidden = list(prep.key_hidden)
+    what = unique_what(prep)
     out_columns = [f.name for f in layout.schema]
     # With measures, a call without rows still gives the engine their schema: a
     # restored engine types its measure columns from the first rows it is given.
@@ -106,6 +121,8 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
         parts = []
         for pdf in pdfs:
             if len(pdf):
+                if renamed:
+                    pdf.columns = in_schema.names
                 if relocalize:
                     for c in ts_columns:
                         pdf[c] = pdf[c].dt.tz_localize(local_tz, ambiguous=False, nonexistent="shift_forward")
@@ -133,8 +150,7 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
         outputs: List[pa.Table] = []
         incoming = to_arrow(pdfs)
         if incoming is not None:
-            if incoming.column(TIME).null_count:
-                raise ValueError(f"ceql.spark: {incoming.column(TIME).null_count} events have a null time field: every event needs a time")
+            check_time_not_null(incoming, time_field)
             check_order_not_null(incoming, order_fields)
             if released is not None:
                 is_late = pc.less_equal(incoming.column(TIME), released)
@@ -155,6 +171,8 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
             incoming = incoming.append_column(TAG, pa.array(range(first_tag, first_tag + incoming.num_rows), pa.int64()))
             pending = incoming if pending is None else pa.concat_tables([pending, incoming])
         ties = tie_keys(incoming, tie_columns) if incoming is not None else []
+        if incoming is not None:
+            check_unique_ties(incoming, ties, key_hidden, what)
         found, tags = engine.push_delayed(view, first_tag, ties, released)
         if tags:
             # The released rows, in the order (= stream positions) the engine gave them.
@@ -179,6 +197,27 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
                 yield out.to_pandas(types_mapper=_floats_as_arrow)[out_columns]
 
     return fn
+
+
+def check_unique_ties(rows: pa.Table, ties: List[bytes], keys: List[str], what: str) -> None:
+    """Refuses two rows of one micro-batch with equal time and tie-breaker (order
+    fields and key; rows without a key are not evaluated and do not count): which
+    one the engine read first would depend on how Spark split the input. (Rows of
+    different micro-batches are not compared.)"""
+    keyed = None
+    for k in keys:
+        valid = rows.column(k).is_valid()
+        keyed = valid if keyed is None else pc.and_(keyed, valid)
+    mask = [True] * rows.num_rows if keyed is None else keyed.to_pylist()
+    seen = set()
+    for t, tie, ok in zip(rows.column(TIME).to_pylist(), ties, mask):
+        if ok and (t, tie) in seen:
+            raise ValueError(
+                f"ceql.spark: two events have the same {what} (time {t} ns): (time, order) must be unique within a "
+                "partition key, or Spark would decide which one the engine reads first. Name an order_field that "
+                "tells them apart (an offset)"
+            )
+        seen.add((t, tie))
 
 
 def float_null_masks(df: Any) -> Dict[str, str]:
@@ -284,7 +323,13 @@ def detect_streaming(plan: QueryPlan, prep: Prepared, layout: OutputLayout, *, w
     null_masks = float_null_masks(df)
     for column, mask in null_masks.items():
         df = df.withColumn(mask, qcol(column).isNull())
+    names = list(df.columns)
+    df = plain_names(df)
     in_schema = to_arrow_schema(df.schema, timezone="UTC")
+    in_schema = pa.schema([f.with_name(n) for f, n in zip(in_schema, names)])
+    ties = prep.sort_columns[1:]
+    check_tie_types(in_schema, ties, [f"order_field {c!r}" for c in prep.order_fields]
+                    + [f"PARTITION BY column {c!r}" for c in prep.key_names])
     local_tz = df.sparkSession.conf.get("spark.sql.session.timeZone")
     fn = make_state_fn(plan, prep, layout, in_schema, late, buckets, fault, local_tz, null_masks)
     return df.groupBy(qcol(GROUP)).applyInPandasWithState(

@@ -29,6 +29,22 @@ def tie_keys(table: pa.Table, columns: Sequence[str]) -> List[bytes]:
     return keys
 
 
+def check_tie_types(schema: pa.Schema, columns: Sequence[str], names: Sequence[str]) -> None:
+    """Refuses, before the stream starts, tie columns whose type :func:`tie_keys`
+    cannot encode (a struct, say): each micro-batch would fail in its task.
+    ``names`` says what each column is to the user."""
+    for column, name in zip(columns, names):
+        t = schema.field(column).type
+        try:
+            _encoder(t)
+        except ValueError:
+            raise TypeError(
+                f"ceql.spark: a stream cannot order events of equal time by {name} of type {t}: order fields and "
+                "keys must be numbers, strings, booleans, binary or times in streaming (a batch DataFrame, which "
+                "Spark sorts, takes any orderable type)"
+            ) from None
+
+
 def _values(col: Any) -> List[Any]:
     t = col.type
     if pa.types.is_date32(t) or pa.types.is_time32(t):
