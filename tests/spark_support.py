@@ -141,16 +141,28 @@ def to_df(spark: Any, rows: List[Dict[str, Any]], partitions: int = 2) -> Any:
     return spark.createDataFrame(pa_table(rows).to_pandas(), schema=spark_schema()).repartition(partitions)
 
 
-def write_parquet(directory: Path, name: str, rows: List[Dict[str, Any]]) -> None:
-    """One file of the streaming input; written aside then renamed, as a file
-    source requires."""
-    import pyarrow as pa
+def write_table(directory: Path, name: str, table: Any) -> None:
+    """One file of the streaming input: written aside then renamed, as a file
+    source requires. Spark's file source reads new files in modification-time
+    order (to the millisecond), and files of the same millisecond in listing order:
+    each file gets a time a whole second after the directory's newest, so that
+    micro-batches follow the order of writing."""
     import pyarrow.parquet as pq
 
     directory.mkdir(parents=True, exist_ok=True)
     tmp = directory.parent / f".{directory.name}-{name}.tmp"
-    pq.write_table(pa.Table.from_pylist(rows, schema=arrow_schema()), tmp)
+    pq.write_table(table, tmp)
+    newest = max((f.stat().st_mtime for f in directory.iterdir()), default=0.0)
+    t = max(float(int(time.time())), newest + 1.0)
+    os.utime(tmp, (t, t))
     os.replace(tmp, directory / f"{name}.parquet")
+
+
+def write_parquet(directory: Path, name: str, rows: List[Dict[str, Any]], schema: Any = None) -> None:
+    """``rows`` as one file of the streaming input (:func:`write_table`)."""
+    import pyarrow as pa
+
+    write_table(directory, name, pa.Table.from_pylist(rows, schema=schema or arrow_schema()))
 
 
 # -- ground truth ---------------------------------------------------------------

@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import math
-import os
 import random
 from pathlib import Path
 from typing import Any, Dict, List
@@ -303,13 +302,7 @@ def test_routed_query_against_the_oracle(spark):
 
 # -- streaming --------------------------------------------------------------------
 def write_parquet(directory: Path, name: str, rows) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    directory.mkdir(parents=True, exist_ok=True)
-    tmp = directory.parent / f".{directory.name}-{name}.tmp"
-    pq.write_table(pa.Table.from_pylist(rows, schema=arrow_schema()), tmp)
-    os.replace(tmp, directory / f"{name}.parquet")
+    ss.write_parquet(directory, name, rows, arrow_schema())
 
 
 def run_stream(spark, tmp_path, rows, query, chunk, **options):

@@ -121,17 +121,14 @@ def test_batch_equals_the_single_process_engine(spark):
 
 
 def test_streaming_equals_the_single_process_engine(spark, tmp_path):
-    import pyarrow.parquet as pq
-
     import ceql.spark as cs
 
     rows = orders_and_payments(360, seed=12)
     flush = {"type": "OTHER", "ts": T0 + dt.timedelta(hours=2), "offset": 10**6, "id": None, "order_id": None, "amount": 0.0}
     src = tmp_path / "in"
-    src.mkdir()
     for i in range(0, len(rows), 120):
-        pq.write_table(ss_table(rows[i:i + 120]), src / f"part-{i // 120:04d}.parquet")
-    pq.write_table(ss_table([flush]), src / "part-9999.parquet")
+        ss.write_table(src, f"part-{i // 120:04d}", ss_table(rows[i:i + 120]))
+    ss.write_table(src, "part-9999", ss_table([flush]))
     df = spark.readStream.schema(spark.read.parquet(str(src)).schema).option("maxFilesPerTrigger", 1).parquet(str(src))
     out = cs.detect(df, QUERY, time_field="ts", order_field="offset", watermark="30 seconds", buckets=4)
     q = (out.writeStream.format("parquet").option("path", str(tmp_path / "out"))
