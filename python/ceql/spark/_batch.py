@@ -22,17 +22,8 @@ from typing import Any, Iterator, Optional
 import pyarrow as pa
 
 from ._engine import TIME, Engine, compiled
-from ._input import (
-    Prepared,
-    check_order_not_null,
-    check_time_not_null,
-    check_unique_order,
-    engine_view,
-    needs_plain_names,
-    plain_names,
-    qcol,
-    unique_what,
-)
+from ._checks import check_order_not_null, check_time_not_null, check_unique_order, unique_what
+from ._input import Prepared, engine_view, needs_plain_names, plain_names, qcol
 from ._match_id import with_row_hashes
 from ._output import DEADLINE_NS, OutputLayout
 from ._plan import QueryPlan

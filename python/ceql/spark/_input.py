@@ -9,6 +9,7 @@ from typing import Any, List, Optional, Sequence, Union
 
 from ceql._units import TIME_UNITS, time_unit_nanos
 
+from ._checks import check_input_columns
 from ._engine import TIME
 from ._match_id import H0, H1
 from ._output import DEADLINE, DEADLINE_NS, END, EVENTS, KIND, MATCH_ID, START, VARIABLES, DeadlineColumn
@@ -143,85 +144,6 @@ def resolve_columns(columns: Sequence[str], type_field: Optional[str], time_fiel
         if c not in columns:
             raise ValueError(f"column {c!r} not found (columns: {', '.join(columns)})")
     return type_field, time_field, orders
-
-
-#: Prefix of the glue's hidden columns.
-HIDDEN_PREFIX = "__ceql_"
-
-
-def check_input_columns(df: Any, type_field: str) -> None:
-    """Refuses, on the driver, what every task would fail on: an event type (or
-    ``stream``) column that is not a string, and a column named like the glue's
-    hidden ones, whose values it would overwrite."""
-    from pyspark.sql import types as T
-
-    for name, what in ((type_field, "the event type column (type_field)"), ("stream", "the `stream` column")):
-        if name in df.columns and not isinstance(df.schema[name].dataType, T.StringType):
-            raise TypeError(f"{what} {name!r} must be a string column, not {df.schema[name].dataType.simpleString()}")
-    hidden = [c for c in df.columns if c.startswith(HIDDEN_PREFIX)]
-    if hidden:
-        raise ValueError(f"column names starting with {HIDDEN_PREFIX!r} are reserved for ceql.spark's hidden columns: "
-                         f"rename {', '.join(map(repr, hidden))}")
-
-
-def check_time_not_null(rows: Any, time_field: str) -> None:
-    """Refuses rows without an event time (the hidden time column is null where the
-    user's time field is)."""
-    nulls = rows.column(TIME).null_count
-    if nulls:
-        raise ValueError(f"ceql.spark: {nulls} events have a null time field {time_field!r}: every event needs a time")
-
-
-def check_unique_order(rows: Any, columns: Sequence[str], before: Optional[tuple], what: str) -> Optional[tuple]:
-    """Refuses two rows with equal values in every one of ``columns`` (time, order
-    fields, keys; a row without a key is in no partition and does not count), in
-    ``rows`` sorted by them: Spark does not order such rows, so which one the engine
-    read first would be arbitrary. ``rows`` has the row-hash column ``H0``, a hash
-    of those very values, so only rows whose hash equals the previous row's are
-    compared. ``before`` is (hash, values) of the previous batch's last row; returns
-    this batch's. ``what`` names the columns for the message."""
-    import numpy as np
-
-    n = rows.num_rows
-    if n == 0:
-        return before
-    h = rows.column(H0).to_numpy()
-
-    def values(i: int) -> tuple:
-        return tuple(rows.column(c)[int(i)].as_py() for c in columns)
-
-    def same(a: tuple, b: tuple) -> bool:
-        return a == b and None not in a  # only a key can be null here: no partition
-
-    at = None
-    if before is not None and before[0] == h[0] and same(values(0), before[1]):
-        at = before[1]
-    for i in np.flatnonzero(h[1:] == h[:-1]):
-        if at is None and same(values(i), values(i + 1)):
-            at = values(i)
-    if at is not None:
-        raise ValueError(
-            f"ceql.spark: two events have the same {what} ({', '.join(map(repr, at))}): (time, order) must be unique "
-            "within a partition key, or Spark would decide which one the engine reads first. Name an order_field "
-            "that tells them apart (an offset)"
-        )
-    return h[-1], values(n - 1)
-
-
-def unique_what(prep: "Prepared") -> str:
-    """The columns of ``Prepared.sort_columns``, as :func:`check_unique_order` names
-    them to the user."""
-    parts = [f"time (nanoseconds of {prep.time_field!r})", *(f"order_field {o!r}" for o in prep.order_fields)]
-    parts += [f"key {k!r}" for k in prep.key_names]
-    return ", ".join(parts)
-
-
-def check_order_not_null(rows: Any, orders: Sequence[str]) -> None:
-    """Refuses rows whose order field is null: (time, order) is the order the engine
-    reads the events in and what ``match_id`` is made of, so it must be known."""
-    for o in orders:
-        if rows.column(o).null_count:
-            raise ValueError(f"ceql.spark: {rows.column(o).null_count} events have a null order_field {o!r}: every event needs one")
 
 
 def time_nanos_expr(df: Any, time_field: str, time_unit: Optional[str]) -> Any:

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from typing import Any, List, Sequence, Tuple
 
+from ._checks import HIDDEN_PREFIX
 from ._engine import compiled
 from ._plan import QueryPlan
-
-#: Hidden columns all start with this; a measure may not.
-HIDDEN_PREFIX = "__ceql_"
 
 
 def check_names(plan: QueryPlan, taken: Sequence[str]) -> None:

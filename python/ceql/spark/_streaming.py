@@ -44,16 +44,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._engine import TIME, Engine
-from ._input import (
-    Prepared,
-    check_order_not_null,
-    check_time_not_null,
-    engine_view,
-    needs_plain_names,
-    plain_names,
-    qcol,
-    unique_what,
-)
+from ._checks import check_order_not_null, check_time_not_null, check_unique_ties, unique_what
+from ._input import Prepared, engine_view, needs_plain_names, plain_names, qcol
 from ._match_id import with_row_hashes
 from ._output import OutputLayout
 from ._plan import QueryPlan
@@ -194,30 +186,9 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
         save(state, engine, rows, pending, w_ms, buckets, released)
         for out in outputs:
             if out.num_rows:
-                yield out.to_pandas(types_mapper=_floats_as_arrow)[out_columns]
+                yield out.to_pandas(types_mapper=_nullable_floats)[out_columns]
 
     return fn
-
-
-def check_unique_ties(rows: pa.Table, ties: List[bytes], keys: List[str], what: str) -> None:
-    """Refuses two rows of one micro-batch with equal time and tie-breaker (order
-    fields and key; rows without a key are not evaluated and do not count): which
-    one the engine read first would depend on how Spark split the input. (Rows of
-    different micro-batches are not compared.)"""
-    keyed = None
-    for k in keys:
-        valid = rows.column(k).is_valid()
-        keyed = valid if keyed is None else pc.and_(keyed, valid)
-    mask = [True] * rows.num_rows if keyed is None else keyed.to_pylist()
-    seen = set()
-    for t, tie, ok in zip(rows.column(TIME).to_pylist(), ties, mask):
-        if ok and (t, tie) in seen:
-            raise ValueError(
-                f"ceql.spark: two events have the same {what} (time {t} ns): (time, order) must be unique within a "
-                "partition key, or Spark would decide which one the engine reads first. Name an order_field that "
-                "tells them apart (an offset)"
-            )
-        seen.add((t, tie))
 
 
 def float_null_masks(df: Any) -> Dict[str, str]:
@@ -243,7 +214,7 @@ def with_nan(table: pa.Table, pdf: Any, masks: Dict[str, str]) -> pa.Table:
     return table
 
 
-def _floats_as_arrow(t: pa.DataType) -> Any:
+def _nullable_floats(t: pa.DataType) -> Any:
     """pandas dtype of an output column: pandas' nullable (masked) float for a
     floating-point column, which Spark reads back through ``__arrow_array__`` as it
     is (NaN stays NaN; a NumPy column's NaN would come back NULL); the default
