@@ -236,3 +236,13 @@ def test_check_executors_imports_ceql_on_the_executors(spark):
 
     pythons = cs.check_executors(spark, tasks=2)
     assert pythons and all(p for p in pythons)
+
+
+def test_check_executors_refuses_another_build_of_the_same_version(spark, monkeypatch):
+    """Two builds of one version (a wheel rebuilt on the driver only, say) differ in
+    their Python files: the executors' digest (computed there) is not the driver's."""
+    from ceql.spark import _executors
+
+    monkeypatch.setattr(_executors, "source_digest", lambda: "0" * 16)
+    with pytest.raises(_executors.CeqlSparkSetupError, match=r"is another build than the driver's"):
+        _executors.check_executors(spark, tasks=1)

@@ -87,3 +87,8 @@ def test_a_stream_refuses_duplicate_time_and_order_within_a_micro_batch(spark, t
     with pytest.raises(Exception, match=r"must be unique within a partition key"):
         q.awaitTermination(ss.STREAM_TIMEOUT)
     q.stop()
+
+
+def test_columns_that_differ_only_in_case_are_refused(spark):
+    with pytest.raises(ValueError, match=r"columns 'k' and 'K' differ only in case"):
+        detect(spark, [("A", at(0), 0, 1, 2)], SCHEMA + ", K long")

@@ -18,17 +18,34 @@ HIDDEN_PREFIX = "__ceql_"
 
 def check_input_columns(df: Any, type_field: str) -> None:
     """Refuses, on the driver, what every task would fail on: an event type (or
-    ``stream``) column that is not a string, and a column named like the glue's
-    hidden ones, whose values it would overwrite."""
+    ``stream``) column that is not a string, two columns whose names differ only in
+    case (ambiguous to Spark unless ``spark.sql.caseSensitive``), and a column named
+    like the glue's hidden ones, whose values it would overwrite."""
     from pyspark.sql import types as T
 
     for name, what in ((type_field, "the event type column (type_field)"), ("stream", "the `stream` column")):
         if name in df.columns and not isinstance(df.schema[name].dataType, T.StringType):
             raise TypeError(f"{what} {name!r} must be a string column, not {df.schema[name].dataType.simpleString()}")
+    if not _case_sensitive(df):
+        seen: dict = {}
+        for c in df.columns:
+            if c.lower() in seen:
+                raise ValueError(
+                    f"columns {seen[c.lower()]!r} and {c!r} differ only in case, which Spark does not tell apart "
+                    "(spark.sql.caseSensitive is false): rename one"
+                )
+            seen[c.lower()] = c
     hidden = [c for c in df.columns if c.startswith(HIDDEN_PREFIX)]
     if hidden:
         raise ValueError(f"column names starting with {HIDDEN_PREFIX!r} are reserved for ceql.spark's hidden columns: "
                          f"rename {', '.join(map(repr, hidden))}")
+
+
+def _case_sensitive(df: Any) -> bool:
+    try:
+        return str(df.sparkSession.conf.get("spark.sql.caseSensitive", "false")).lower() == "true"
+    except Exception:  # a session that cannot say: Spark's default
+        return False
 
 
 def check_time_not_null(rows: Any, time_field: str) -> None:

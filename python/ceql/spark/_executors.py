@@ -6,8 +6,10 @@ after every task retry, with ``ModuleNotFoundError`` deep in a Java stack trace.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
+from pathlib import Path
 from typing import Any, List, Set
 
 from ceql.errors import CeqlError
@@ -23,19 +25,24 @@ def probe(batches):
     import pyarrow as pa
     for _ in batches:
         pass
+    version = error = where = digest = None
     try:
         import ceql
-        version, error = ceql.__version__, None
+        version, where = ceql.__version__, os.path.dirname(ceql.__file__)
+        from ceql.spark import _executors
+        digest = getattr(_executors, "source_digest", lambda: None)()
     except Exception as e:
-        version, error = None, f"{type(e).__name__}: {e}"
+        error = f"{type(e).__name__}: {e}"
     yield pa.RecordBatch.from_pydict({
         "python": [sys.executable],
         "pyspark_python": [os.environ.get("PYSPARK_PYTHON")],
         "version": [version],
         "error": [error],
+        "where": [where],
+        "digest": [digest],
     })
 '''
-_PROBE_SCHEMA = "python string, pyspark_python string, version string, error string"
+_PROBE_SCHEMA = "python string, pyspark_python string, version string, error string, where string, digest string"
 
 
 class CeqlSparkSetupError(CeqlError):
@@ -43,6 +50,19 @@ class CeqlSparkSetupError(CeqlError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, code="SPARK_SETUP", origin="spark")
+
+
+def source_digest() -> str:
+    """A digest of the ceql package's Python files (names and contents): equal on
+    the driver and the executors when both have the same build, whatever their
+    platform (the native module differs between platforms; the Python files of one
+    build do not)."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0")
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def _session_key(spark: Any) -> str:
@@ -94,6 +114,14 @@ def check_executors(spark: Any, *, tasks: int = 2, cached: bool = False) -> List
         raise CeqlSparkSetupError(
             f"ceql.spark: the executors have ceql {', '.join(versions)} but the driver has {ceql.__version__} "
             f"({sys.executable}); install the same wheel on both"
+        )
+    mine = source_digest()
+    other = [r for r in rows if r["digest"] != mine]
+    if other:
+        raise CeqlSparkSetupError(
+            f"ceql.spark: the executors' ceql {ceql.__version__} ({other[0]['where']}) is another build than the "
+            f"driver's ({Path(ceql.__file__).parent}): their Python files differ. Install the same wheel on both "
+            "(docs/spark.md, 'Getting ceql onto the executors')"
         )
     _CHECKED.add(key)
     return pythons
