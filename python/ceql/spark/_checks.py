@@ -100,13 +100,16 @@ def check_unique_ties(rows: Any, ties: Sequence[bytes], keys: Sequence[str], wha
     import pyarrow.compute as pc
 
     keyed = None
-    for k in keys:
+    for k in (k for k in keys if rows.column(k).null_count):
         valid = rows.column(k).is_valid()
         keyed = valid if keyed is None else pc.and_(keyed, valid)
-    mask = [True] * rows.num_rows if keyed is None else keyed.to_pylist()
+    times = rows.column(TIME).to_pylist()
+    pairs = list(zip(times, ties)) if keyed is None else [p for p, ok in zip(zip(times, ties), keyed.to_pylist()) if ok]
+    if len(set(pairs)) == len(pairs):
+        return
     seen = set()
-    for t, tie, ok in zip(rows.column(TIME).to_pylist(), ties, mask):
-        if ok and (t, tie) in seen:
+    for t, tie in pairs:
+        if (t, tie) in seen:
             raise ValueError(
                 f"ceql.spark: two events have the same {what} (time {t} ns): (time, order) must be unique within a "
                 "partition key, or Spark would decide which one the engine reads first. Name an order_field that "
