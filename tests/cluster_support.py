@@ -269,13 +269,32 @@ class ConnectServer:
         return self
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
+        """Stops the server's whole process group (started in its own session): the
+        script started here runs the JVM as a child, not by ``exec``, so stopping the
+        script alone left the server running."""
+        if self.proc is None:
+            return
+        for sig, wait in ((signal.SIGTERM, 60), (signal.SIGKILL, 10)):
             try:
-                self.proc.wait(60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                break
+            end = time.monotonic() + wait
+            while time.monotonic() < end and _group_alive(self.proc.pid):
+                self.proc.poll()  # reaps the script once it exits (a zombie still counts)
+                time.sleep(0.2)
+            if not _group_alive(self.proc.pid):
+                break
+        if self.proc.poll() is None:
+            self.proc.wait(10)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except ProcessLookupError:
+        return False
 
 
 # -- shipping ceql --------------------------------------------------------------
