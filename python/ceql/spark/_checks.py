@@ -84,11 +84,7 @@ def check_unique_order(rows: Any, columns: Sequence[str], before: Optional[tuple
         if same(values(i), values(i + 1)):
             at = values(i)
     if at is not None:
-        raise ValueError(
-            f"ceql.spark: two events have the same {what} ({', '.join(map(repr, at))}): (time, order) must be unique "
-            "within a partition key, or Spark would decide which one the engine reads first. Name an order_field "
-            "that tells them apart (an offset)"
-        )
+        raise _duplicate(what, ", ".join(map(repr, at)))
     return h[-1], values(n - 1)
 
 
@@ -110,12 +106,17 @@ def check_unique_ties(rows: Any, ties: Sequence[bytes], keys: Sequence[str], wha
     seen = set()
     for t, tie in pairs:
         if (t, tie) in seen:
-            raise ValueError(
-                f"ceql.spark: two events have the same {what} (time {t} ns): (time, order) must be unique within a "
-                "partition key, or Spark would decide which one the engine reads first. Name an order_field that "
-                "tells them apart (an offset)"
-            )
+            raise _duplicate(what, f"time {t} ns")
         seen.add((t, tie))
+
+
+def _duplicate(what: str, values: str) -> ValueError:
+    """The error of two events the engine could read in either order."""
+    return ValueError(
+        f"ceql.spark: two events have the same {what} ({values}): (time, order) must be unique within a partition "
+        "key, or Spark would decide which one the engine reads first. Name an order_field that tells them apart "
+        "(an offset)"
+    )
 
 
 def unique_what(prep: Any) -> str:
