@@ -232,14 +232,32 @@ impl Partitions {
     /// The partition of `key` (created empty with `epoch` if new).
     #[inline]
     pub fn get_or_create(&mut self, key: &[u8], epoch: u64) -> PartitionId {
+        match self.find(key) {
+            Ok(id) => id,
+            Err(hash) => self.create(key, hash, epoch),
+        }
+    }
+
+    /// The live partition of `key`, or the key's hash (for [`Partitions::create`])
+    /// when it has none. Lets the push settle an event that would leave a new
+    /// partition empty without creating it and removing it again.
+    #[inline]
+    pub fn find(&self, key: &[u8]) -> Result<PartitionId, u64> {
         if !self.keyed {
-            return PartitionId::ONLY;
+            return Ok(PartitionId::ONLY);
         }
         let hash = self.hasher.hash_one(key);
         let slots = &self.slots;
-        if let Some(&id) = self.index.find(hash, |&id| *slots[id.index()].key == *key) {
-            return id;
+        match self.index.find(hash, |&id| *slots[id.index()].key == *key) {
+            Some(&id) => Ok(id),
+            None => Err(hash),
         }
+    }
+
+    /// A new, empty partition for `key`, whose hash [`Partitions::find`] returned
+    /// (it has no partition yet), in the reset epoch `epoch`.
+    pub fn create(&mut self, key: &[u8], hash: u64, epoch: u64) -> PartitionId {
+        debug_assert!(self.keyed && hash == self.hasher.hash_one(key));
         let id = match self.free.pop() {
             Some(id) => id,
             None => {

@@ -135,7 +135,16 @@ impl Runtime {
         // Accepted coordinates never decrease, so `w` is now `max_w` and this is the
         // threshold of both the event and the reclamation after it.
         let tau = self.threshold(w);
-        let pid = self.state.partitions.get_or_create(&self.scratch.key_buf, self.state.reset_epoch);
+        let pid = match self.state.partitions.find(&self.scratch.key_buf) {
+            Ok(pid) => pid,
+            // A new key whose event starts nothing: the partition would be created
+            // empty and removed again at once (see `settle_with`).
+            Err(_) if self.idle_in_new_partition(class) => {
+                self.reclaim_at(tau);
+                return Ok(());
+            }
+            Err(hash) => self.state.partitions.create(&self.scratch.key_buf, hash, self.state.reset_epoch),
+        };
         match self.settle_idle(pid, class, w, tau) {
             Settled::Idle => {}
             Settled::Busy(begun) => self.step_busy(pid, begun, class, position, w, tau, (ty, row), out)?,

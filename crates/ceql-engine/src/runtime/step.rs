@@ -60,6 +60,24 @@ impl Runtime {
         }
     }
 
+    /// Whether an event of class `class` leaves a partition that does not exist yet
+    /// as it is, empty with the initial virtual det-state: [`Runtime::settle_with`]
+    /// would create it and remove it again at once. Only cached successors are
+    /// read (a miss creates the partition and goes the usual way).
+    #[inline(always)]
+    pub(super) fn idle_in_new_partition(&mut self, class: ClassId) -> bool {
+        let idle = self
+            .state
+            .cache
+            .lookup(DetId::INITIAL, class)
+            .is_some_and(|start| start.is_empty() && start.next_virtual() == DetId::INITIAL)
+            && self.state.cache.mover_mask(class).is_some();
+        if idle {
+            self.state.cache.count_hits(1);
+        }
+        idle
+    }
+
     /// [`Runtime::settle_idle`] once the successors `start` of the partition's
     /// virtual det-state are known: `None` when the event was idle and is settled.
     #[inline(always)]
