@@ -41,7 +41,7 @@ STREAM_TIMEOUT = 240  # seconds: a hung stream fails the test instead of CI
 
 
 def session(app: str = "ceql-spark-tests") -> Any:
-    """A lean local session: 2 cores, 2 shuffle partitions, no UI, UTC."""
+    """A lean local session: 2 cores, 2 shuffle partitions (not coalesced), no UI, UTC."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
@@ -51,6 +51,9 @@ def session(app: str = "ceql-spark-tests") -> Any:
         .appName(app)
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.default.parallelism", "2")
+        # Small inputs still run in 2 tasks: AQE would coalesce them into one and
+        # hide any key the glue splits across tasks.
+        .config("spark.sql.adaptive.coalescePartitions.enabled", "false")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.session.timeZone", "UTC")

@@ -282,3 +282,29 @@ def test_ties_of_time_follow_the_order_field_across_micro_batches(spark, tmp_pat
     truth = ss.ground_truth(rows + [cold, hot, flush], ss.QUERY)
     assert any(m[3] == (500_000, 500_001) for m in truth), "HOT then COLD by offset is a match"
     ss.assert_same(ss.collect(spark.read.parquet(str(out))), truth)
+
+
+@pytest.mark.parametrize("buckets", [16, 1])
+def test_late_emit_does_not_depend_on_the_bucket(spark, tmp_path, buckets):
+    """late="emit": a key whose bucket was never called before is late like any
+    other. Sensor 2's HOT and COLD come 45 s behind a watermark of about 96 s; they
+    were matched when sensor 2 hashed to a bucket of its own (16 buckets) and
+    reported late when it shared sensor 1's (1 bucket)."""
+    from pyspark.sql import functions as F
+
+    def ev(ty, s, offset, sensor, temp=20.0):
+        return {"type": ty, "ts": ss.T0 + dt.timedelta(seconds=s), "offset": offset, "sensor": sensor, "temp": temp}
+
+    def bucket(k):
+        return spark.range(1).select(F.pmod(F.xxhash64(F.lit(k).cast("long")), F.lit(16))).first()[0]
+
+    assert bucket(1) != bucket(2), "the two sensors are in different buckets of 16"
+    files = [[ev("HOT", 100, 0, 1, 45.0)], [ev("OTHER", 101, 1, 1)],
+             [ev("HOT", 50, 2, 2, 45.0), ev("COLD", 51, 3, 2, 5.0), ev("OTHER", 102, 4, 1)]]
+    src, out, ckpt = tmp_path / "in", tmp_path / "out", tmp_path / "ckpt"
+    write_all(src, files)
+    ss.run_stream(spark, src, out, ckpt, late="emit", watermark="5 seconds", buckets=buckets)
+    result = spark.read.parquet(str(out))
+    assert result.where(F.col("kind") == "match").count() == 0
+    late_out = result.where(F.col("kind") == "late").collect()
+    assert sorted(e.offset for r in late_out for e in r.events) == [2, 3]

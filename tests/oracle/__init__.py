@@ -56,7 +56,9 @@ Points where the specification is ambiguous or self-contradictory, and the readi
    not in FROM (any S is accepted when FROM is omitted).
 9. Stream membership of input dicts. Positions are list indices (API). An event whose
    ``"stream"`` is not in FROM, or that has no ``"stream"`` while FROM lists several streams, is
-   not part of the query input: it keeps its index as position but is never matched, does not
+   not part of the query input (the engine rejects the second kind unless exactly one FROM
+   stream declares its type, docs/language.md#s1-3; the generators never give it one): it
+   keeps its index as position but is never matched, does not
    break ``:`` contiguity and does not move the late-event maximum. Without FROM and without a
    schema every event is in the input; ``stream(t)`` is its ``"stream"`` key (None if absent, in
    which case an atom binds only ``T``, not any ``S>T``).

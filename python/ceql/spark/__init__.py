@@ -95,8 +95,10 @@ def detect(
 
     if late not in _LATE:
         raise ValueError(f"late must be 'drop' or 'emit', not {late!r}")
-    if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1):
-        raise ValueError(f"buckets must be a positive integer, not {buckets!r}")
+    # The state row keeps the count as a Spark int.
+    if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int)
+                                or not 1 <= buckets <= 2**31 - 1):
+        raise ValueError(f"buckets must be an integer from 1 to 2**31 - 1, not {buckets!r}")
     plan = plan_of(query, schema, captures=bool(captures))
     streaming = bool(df.isStreaming)
     if streaming and close_deadlines:

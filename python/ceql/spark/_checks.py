@@ -41,6 +41,26 @@ def check_input_columns(df: Any, type_field: str) -> None:
                          f"rename {', '.join(map(repr, hidden))}")
 
 
+def check_read_types(df: Any, columns: Sequence[str]) -> None:
+    """Refuses, on the driver, a column the engine reads (a ``PARTITION BY`` key, an
+    attribute of a filter or a measure) whose type it cannot read: every task would
+    fail on it. Decimals, binaries and nested types are payload only (``events``);
+    the order fields, which Spark sorts and hashes, may be of any of them."""
+    from pyspark.sql import types as T
+
+    readable = (T.BooleanType, T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.FloatType, T.DoubleType,
+                T.StringType, T.TimestampType, T.TimestampNTZType, T.DateType, T.DayTimeIntervalType, T.NullType)
+    for c in columns:
+        dt = df.schema[c].dataType
+        if not isinstance(dt, readable):
+            cast = "double" if isinstance(dt, T.DecimalType) else "string"
+            raise TypeError(
+                f"the query reads column {c!r}, of type {dt.simpleString()}, which ceql cannot read (it reads "
+                "booleans, integers, floats, strings, timestamps, dates and day-time intervals): cast it, e.g. "
+                f"df.withColumn({c!r}, F.col({c!r}).cast({cast!r}))"
+            )
+
+
 def _case_sensitive(df: Any) -> bool:
     try:
         return str(df.sparkSession.conf.get("spark.sql.caseSensitive", "false")).lower() == "true"
@@ -73,7 +93,8 @@ def check_unique_order(rows: Any, columns: Sequence[str], before: Optional[tuple
         return tuple(rows.column(c)[int(i)].as_py() for c in columns)
 
     def same(a: tuple, b: tuple) -> bool:
-        return a == b and None not in a  # only a key can be null here: no partition
+        # NaN equals NaN here, as in Spark's sort and for the engine's keys.
+        return tuple(map(_nan_equal, a)) == tuple(map(_nan_equal, b)) and None not in a  # a null key: no partition
 
     at = None
     if before is not None and before[0] == h[0] and same(values(0), before[1]):
@@ -86,6 +107,23 @@ def check_unique_order(rows: Any, columns: Sequence[str], before: Optional[tuple
     if at is not None:
         raise _duplicate(what, ", ".join(map(repr, at)))
     return h[-1], values(n - 1)
+
+
+class _NaN:
+    """Stands for NaN in compared values: equal to itself, unlike ``float("nan")``."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _NaN)
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "nan"
+
+
+def _nan_equal(v: Any) -> Any:
+    return _NaN() if isinstance(v, float) and v != v else v
 
 
 def check_unique_ties(rows: Any, ties: Sequence[bytes], keys: Sequence[str], what: str) -> None:

@@ -9,7 +9,7 @@ from typing import Any, List, Optional, Sequence, Union
 
 from ceql._units import TIME_UNITS, time_unit_nanos
 
-from ._checks import check_input_columns
+from ._checks import check_input_columns, check_read_types
 from ._engine import TIME
 from ._match_id import H0, H1
 from ._output import DEADLINE, DEADLINE_NS, END, EVENTS, KIND, MATCH_ID, START, VARIABLES, DeadlineColumn
@@ -148,20 +148,19 @@ def resolve_columns(columns: Sequence[str], type_field: Optional[str], time_fiel
 
 def time_nanos_expr(df: Any, time_field: str, time_unit: Optional[str]) -> Any:
     """int64 nanoseconds since the epoch of the time column (what the engine sees).
-    A timestamp carries its unit; a number needs ``time_unit``."""
+    A timestamp carries its unit; a number needs ``time_unit``. A value whose
+    nanoseconds do not fit in 64 bits (about the years 1677 to 2262), or a NaN or
+    infinite number, fails the job with an error naming the field, as the engine
+    rejects such an event (docs/language.md#s1-4), whatever ``spark.sql.ansi.enabled``
+    says (without ANSI, Spark's arithmetic would wrap around silently)."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
     dt = df.schema[time_field].dataType
     c = qcol(time_field)
-    if isinstance(dt, T.TimestampType):
-        return F.unix_micros(c) * F.lit(1000)
-    if isinstance(dt, T.TimestampNTZType):
-        # Wall time read as UTC, as the engine reads naive datetimes: a difference
-        # of NTZ values involves no time zone (a cast to timestamp would use the
-        # session's, and shift times across its DST changes).
-        name = time_field.replace("`", "``")
-        return F.expr(f"timestampdiff(MICROSECOND, TIMESTAMP_NTZ'1970-01-01 00:00:00', `{name}`)") * F.lit(1000)
+    if isinstance(dt, (T.TimestampType, T.TimestampNTZType)):
+        micros = F.unix_micros(c) if isinstance(dt, T.TimestampType) else ntz_micros(c)
+        return _in_range(micros, -(2**63) // 1000 + 1, (2**63 - 1) // 1000, time_field, c) * F.lit(1000)
     if isinstance(dt, (T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.FloatType, T.DoubleType, T.DecimalType)):
         if time_unit is None:
             raise ValueError(
@@ -169,10 +168,51 @@ def time_nanos_expr(df: Any, time_field: str, time_unit: Optional[str]) -> Any:
                 + ", ".join(repr(u) for u in TIME_UNITS)
             )
         per = time_unit_nanos(time_unit)
+        lo, hi = -(2**63) // per + (1 if -(2**63) % per else 0), (2**63 - 1) // per
         if isinstance(dt, (T.ByteType, T.ShortType, T.IntegerType, T.LongType)):
-            return c.cast("long") * F.lit(per)
-        return (c.cast("double") * F.lit(float(per))).cast("long")
+            return _in_range(c.cast("long"), lo, hi, time_field, c) * F.lit(per)
+        if isinstance(dt, T.DecimalType):
+            # Exact: the whole units and the fraction's nanoseconds, each truncated
+            # toward zero (a double keeps about 16 digits and could reorder events).
+            # The fraction and `per` are cast to small precisions first: Spark cuts a
+            # product's scale when its precision would pass 38.
+            whole = _in_range(c, lo, hi, time_field, c).cast("long")
+            frac = (c - whole).cast(T.DecimalType(min(38, dt.scale + 1), dt.scale))
+            return whole * F.lit(per) + (frac * F.lit(per).cast(T.DecimalType(10, 0))).cast("long")
+        d = c.cast("double") * F.lit(float(per))
+        bad = F.isnan(d) | (d >= F.lit(2.0**63)) | (d < F.lit(-(2.0**63)))
+        return F.when(bad, _out_of_range(time_field, c)).otherwise(d.cast("long"))
     raise TypeError(f"the time field {time_field!r} must be a timestamp or a number, not {dt.simpleString()}")
+
+
+def ntz_micros(c: Any) -> Any:
+    """Microseconds since the epoch of a ``timestamp_ntz`` column, its wall time read
+    as UTC (as the engine reads a naive ``datetime``), from its fields: Spark's
+    functions that take the difference of two ``timestamp_ntz`` values go through
+    the session time zone, and moved every wall time of a spring-forward gap by an
+    hour."""
+    from pyspark.sql import functions as F
+
+    return (F.unix_date(c.cast("date")).cast("long") * F.lit(86_400_000_000)
+            + F.hour(c).cast("long") * F.lit(3_600_000_000) + F.minute(c).cast("long") * F.lit(60_000_000)
+            + (F.date_part(F.lit("SECOND"), c) * F.lit(1_000_000)).cast("long"))
+
+
+def _in_range(e: Any, lo: int, hi: int, time_field: str, c: Any) -> Any:
+    """``e`` where it is within [lo, hi], an error naming the time field elsewhere."""
+    from pyspark.sql import functions as F
+
+    return F.when((e < F.lit(lo)) | (e > F.lit(hi)), _out_of_range(time_field, c)).otherwise(e)
+
+
+def _out_of_range(time_field: str, c: Any) -> Any:
+    from pyspark.sql import functions as F
+
+    return F.raise_error(F.concat(
+        F.lit(f"ceql.spark: the time field {time_field!r} has a value out of range, "),
+        F.coalesce(c.cast("string"), F.lit("?")),
+        F.lit(": in nanoseconds it does not fit in 64 bits (years 1677 to 2262)"),
+    ))
 
 
 def key_exprs(df: Any, plan: QueryPlan) -> List[Any]:
@@ -183,7 +223,9 @@ def key_exprs(df: Any, plan: QueryPlan) -> List[Any]:
     columns that the DataFrame has. With alternatives (``[sensor, device]``) the
     expression takes the first non-null one: rows the engine finds keyless land in
     some group and are dropped there, as in a single run. Doubles are normalised
-    (-0.0 is 0.0) as the engine does.
+    (-0.0 is 0.0) as the engine does. Alternatives of different types become a
+    string tagged with the kind of value the engine reads (:func:`tagged_key`), so
+    that values the engine finds equal are equal here and others are not.
     """
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
@@ -201,12 +243,42 @@ def key_exprs(df: Any, plan: QueryPlan) -> List[Any]:
         elif len(types) == 1:
             e = F.coalesce(*[qcol(a) for a in present])
         else:
-            e = F.coalesce(*[qcol(a).cast("string") for a in present])
+            e = F.coalesce(*[tagged_key(qcol(a), df.schema[a].dataType) for a in present])
         dt = df.schema[present[0]].dataType
         if len(types) == 1 and isinstance(dt, (T.FloatType, T.DoubleType)):
             e = F.when(e == F.lit(0.0), F.lit(0.0).cast(dt)).otherwise(e)
         out.append((f"__ceql_k{i}", present[0], e))
     return out
+
+
+def tagged_key(c: Any, dt: Any) -> Any:
+    """A key value of a group whose columns have different types, as a string that
+    names the kind of value the engine reads (docs/language.md#s3-8: keys are equal
+    with equal types and values): ``i`` and an integer, ``d`` and a double (-0.0 is
+    0.0; a float is read as the double it is), ``s`` and a string, ``b`` and a
+    boolean, ``t`` and nanoseconds (time stamps and dates). NULL stays NULL."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    def tag(letter: str, text: Any) -> Any:
+        return F.concat(F.lit(letter), text)
+
+    if isinstance(dt, (T.ByteType, T.ShortType, T.IntegerType, T.LongType)):
+        return tag("i", c.cast("string"))
+    if isinstance(dt, (T.FloatType, T.DoubleType)):
+        d = c.cast("double")
+        return tag("d", F.when(d == F.lit(0.0), F.lit(0.0)).otherwise(d).cast("string"))
+    if isinstance(dt, T.StringType):
+        return tag("s", c)
+    if isinstance(dt, T.BooleanType):
+        return tag("b", c.cast("string"))
+    if isinstance(dt, T.TimestampType):
+        return tag("t", (F.unix_micros(c) * F.lit(1000)).cast("string"))
+    if isinstance(dt, T.TimestampNTZType):
+        return tag("t", (ntz_micros(c) * F.lit(1000)).cast("string"))
+    if isinstance(dt, T.DateType):
+        return tag("t", (F.unix_date(c).cast("long") * F.lit(86_400_000_000_000)).cast("string"))
+    return tag("x", c.cast("string"))
 
 
 def routing_key(df: Any, plan: QueryPlan, type_field: str) -> Any:
@@ -325,6 +397,7 @@ def prepare(df: Any, plan: QueryPlan, *, type_field: Optional[str], time_field: 
         identity_columns = None
     engine_columns = [type_field] + [c for c in ("stream",) if c in input_columns]
     engine_columns += [a for a in plan.attributes if a in input_columns and a not in engine_columns and a != "type"]
+    check_read_types(df, [c for c in engine_columns if c not in (type_field, "stream")])
     engine_columns.append(TIME)
     engine_schema = engine_view_schema(out.schema, engine_columns)
     check_names(plan, [MATCH_ID, START, END, DEADLINE, KIND, EVENTS, "event_index", *(k[1] for k in keys)])

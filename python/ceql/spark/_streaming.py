@@ -31,7 +31,10 @@ past it. That is Spark's own rule (a row at or before the previous micro-batch's
 watermark is late) and not the current watermark's: Spark filters late rows with
 the previous watermark but hands the function the current one, and after a
 restart the two can be far apart; rows between them are not late and are fed in
-order.
+order. With ``late="emit"`` Spark's filter is off and the glue's must not depend
+on which bucket a row hashes to: a bucket not called in the previous micro-batch
+(or never) does not know its watermark, so there a row is late when it is at or
+before the current watermark, in every bucket (docs/spark.md, "Late events").
 """
 
 from __future__ import annotations
@@ -144,8 +147,11 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
         if incoming is not None:
             check_time_not_null(incoming, time_field)
             check_order_not_null(incoming, order_fields)
-            if released is not None:
-                is_late = pc.less_equal(incoming.column(TIME), released)
+            # late="emit" (Spark's own filter off): the current watermark for every
+            # bucket, which need not have been called in the previous micro-batch.
+            bound = released_ns if late == "emit" else released
+            if bound is not None:
+                is_late = pc.less_equal(incoming.column(TIME), bound)
                 late_rows = incoming.filter(is_late)
                 if late_rows.num_rows:
                     if late == "emit":

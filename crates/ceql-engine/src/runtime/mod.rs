@@ -117,7 +117,8 @@ pub struct RuntimeStats {
     pub no_key: u64,
     /// Events of streams outside `FROM`.
     pub skipped: u64,
-    /// Partitions created.
+    /// Partitions created. A key whose event starts no run gets none (its state
+    /// would be empty), so keys seen only in idle events are not counted.
     pub partitions_created: u64,
 }
 
