@@ -92,3 +92,16 @@ def test_a_stream_refuses_duplicate_time_and_order_within_a_micro_batch(spark, t
 def test_columns_that_differ_only_in_case_are_refused(spark):
     with pytest.raises(ValueError, match=r"columns 'k' and 'K' differ only in case"):
         detect(spark, [("A", at(0), 0, 1, 2)], SCHEMA + ", K long")
+
+
+def test_an_engine_error_in_a_task_names_the_event_time(spark):
+    """An engine error raised in a task names the event by its position in the
+    task, which means nothing to the user: the glue adds the event's time."""
+    import ceql.spark as cs
+
+    df = spark.createDataFrame([("B", at(0), 0, 1, "x"), ("A", at(3), 1, 1, "hot")],
+                               "type string, ts timestamp, offset long, k long, temp string")
+    out = cs.detect(df, "SELECT * FROM S WHERE A ; B FILTER A[temp > 40] PARTITION BY [k]",
+                    time_field="ts", order_field="offset")
+    with pytest.raises(Exception, match=r"cannot compare string with int.*this event's time is 2024-03-01T00:00:03\+00:00"):
+        out.collect()

@@ -77,8 +77,23 @@ class Engine:
 
     def push(self, rows: pa.Table) -> pa.RecordBatch:
         """Feeds ``rows`` (sorted by time, then order); returns the matches that end
-        in them: ``start``, ``end`` and ``positions`` (uint64 stream positions)."""
-        return pa.record_batch(self._rt.push_arrow_columnar(rows, 0, False, False))
+        in them: ``start``, ``end`` and ``positions`` (uint64 stream positions). An
+        event error also gives the bad event's time: its position counts from the
+        task's first event, which means nothing to the user."""
+        from ceql.errors import CeqlEventError
+
+        first = self.position
+        try:
+            return pa.record_batch(self._rt.push_arrow_columnar(rows, 0, False, False))
+        except CeqlEventError as e:
+            i = e.position - first
+            if not 0 <= i < rows.num_rows or TIME not in rows.column_names:
+                raise
+            raise CeqlEventError(
+                f"{e} [ceql.spark: the position counts from the first event of a Spark task; this event's time is "
+                f"{_nanos_text(rows.column(TIME)[i].as_py())}]",
+                position=e.position, field=e.field, event_type=e.event_type, message=e.message,
+            ) from None
 
     def push_delayed(self, rows: Optional[pa.Table], first_tag: int, ties: Sequence[bytes],
                      watermark_ns: int) -> Tuple[pa.RecordBatch, List[int]]:
@@ -125,3 +140,13 @@ class Engine:
     def snapshot(self) -> bytes:
         """The engine state (versioned bytes), without event data."""
         return self._rt.snapshot()
+
+
+def _nanos_text(ns: Optional[int]) -> str:
+    """Nanoseconds since the epoch as an ISO UTC time, with the nanoseconds."""
+    import datetime as _dt
+
+    if ns is None:
+        return "null"
+    at = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc) + _dt.timedelta(microseconds=ns // 1000)
+    return f"{at.isoformat()} ({ns} ns since the epoch)"
