@@ -93,8 +93,9 @@ def check_unique_order(rows: Any, columns: Sequence[str], before: Optional[tuple
         return tuple(rows.column(c)[int(i)].as_py() for c in columns)
 
     def same(a: tuple, b: tuple) -> bool:
-        # NaN equals NaN here, as in Spark's sort and for the engine's keys.
-        return tuple(map(_nan_equal, a)) == tuple(map(_nan_equal, b)) and None not in a  # a null key: no partition
+        # NaN equals NaN here, as in Spark's sort and for the engine's keys; a null
+        # (only a key can be null here) is no partition.
+        return None not in a and all(x == y or (x != x and y != y) for x, y in zip(a, b))
 
     at = None
     if before is not None and before[0] == h[0] and same(values(0), before[1]):
@@ -107,23 +108,6 @@ def check_unique_order(rows: Any, columns: Sequence[str], before: Optional[tuple
     if at is not None:
         raise _duplicate(what, ", ".join(map(repr, at)))
     return h[-1], values(n - 1)
-
-
-class _NaN:
-    """Stands for NaN in compared values: equal to itself, unlike ``float("nan")``."""
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _NaN)
-
-    def __hash__(self) -> int:
-        return 0
-
-    def __repr__(self) -> str:
-        return "nan"
-
-
-def _nan_equal(v: Any) -> Any:
-    return _NaN() if isinstance(v, float) and v != v else v
 
 
 def check_unique_ties(rows: Any, ties: Sequence[bytes], keys: Sequence[str], what: str) -> None:

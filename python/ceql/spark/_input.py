@@ -246,9 +246,16 @@ def key_exprs(df: Any, plan: QueryPlan) -> List[Any]:
             e = F.coalesce(*[tagged_key(qcol(a), df.schema[a].dataType) for a in present])
         dt = df.schema[present[0]].dataType
         if len(types) == 1 and isinstance(dt, (T.FloatType, T.DoubleType)):
-            e = F.when(e == F.lit(0.0), F.lit(0.0).cast(dt)).otherwise(e)
+            e = positive_zero(e, dt)
         out.append((f"__ceql_k{i}", present[0], e))
     return out
+
+
+def positive_zero(e: Any, dt: Any) -> Any:
+    """A float or double key with -0.0 as 0.0, the one key the engine reads for both."""
+    from pyspark.sql import functions as F
+
+    return F.when(e == F.lit(0.0), F.lit(0.0).cast(dt)).otherwise(e)
 
 
 def tagged_key(c: Any, dt: Any) -> Any:
@@ -266,8 +273,7 @@ def tagged_key(c: Any, dt: Any) -> Any:
     if isinstance(dt, (T.ByteType, T.ShortType, T.IntegerType, T.LongType)):
         return tag("i", c.cast("string"))
     if isinstance(dt, (T.FloatType, T.DoubleType)):
-        d = c.cast("double")
-        return tag("d", F.when(d == F.lit(0.0), F.lit(0.0)).otherwise(d).cast("string"))
+        return tag("d", positive_zero(c.cast("double"), T.DoubleType()).cast("string"))
     if isinstance(dt, T.StringType):
         return tag("s", c)
     if isinstance(dt, T.BooleanType):
