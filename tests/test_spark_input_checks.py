@@ -105,3 +105,25 @@ def test_an_engine_error_in_a_task_names_the_event_time(spark):
                     time_field="ts", order_field="offset")
     with pytest.raises(Exception, match=r"cannot compare string with int.*this event's time is 2024-03-01T00:00:03\+00:00"):
         out.collect()
+
+
+def test_an_engine_error_in_a_stream_names_the_event_time(spark, tmp_path):
+    """The same in a stream, where the position counts from the bucket's first
+    event. The bad event arrives in the first micro-batch and is held there; the
+    second one's watermark releases it into the engine, which fails on it."""
+    import ceql.spark as cs
+
+    schema = "type string, ts timestamp, offset long, k long, temp string"
+    src = tmp_path / "in"
+    for i, rows in enumerate([[("B", at(0), 0, 1, "x"), ("A", at(3), 1, 1, "hot")],
+                              [("B", at(100), 2, 2, "x")]]):
+        spark.createDataFrame(rows, schema).coalesce(1).write.parquet(str(src / f"part{i}"))
+    stream = spark.readStream.schema(schema).option("maxFilesPerTrigger", 1) \
+        .option("recursiveFileLookup", "true").parquet(str(src))
+    q = (cs.detect(stream, "SELECT * FROM S WHERE A ; B FILTER A[temp > 40] PARTITION BY [k]",
+                   time_field="ts", order_field="offset", watermark="1 second")
+         .writeStream.format("parquet").option("path", str(tmp_path / "out"))
+         .option("checkpointLocation", str(tmp_path / "ckpt")).trigger(availableNow=True).start())
+    with pytest.raises(Exception, match=r"cannot compare string with int.*this event's time is 2024-03-01T00:00:03\+00:00"):
+        q.awaitTermination(ss.STREAM_TIMEOUT)
+    q.stop()

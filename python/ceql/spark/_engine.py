@@ -12,7 +12,7 @@ Arrow). When ``ceql.Stream`` exposes them, this module is the only one to change
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import pyarrow as pa
 
@@ -89,19 +89,26 @@ class Engine:
             i = e.position - first
             if not 0 <= i < rows.num_rows or TIME not in rows.column_names:
                 raise
-            raise CeqlEventError(
-                f"{e} [ceql.spark: the position counts from the first event of a Spark task; this event's time is "
-                f"{_nanos_text(rows.column(TIME)[i].as_py())}]",
-                position=e.position, field=e.field, event_type=e.event_type, message=e.message,
-            ) from None
+            raise _with_time(e, rows.column(TIME)[i].as_py()) from None
 
     def push_delayed(self, rows: Optional[pa.Table], first_tag: int, ties: Sequence[bytes],
-                     watermark_ns: int) -> Tuple[pa.RecordBatch, List[int]]:
+                     watermark_ns: int, time_of: Callable[[int], Optional[int]]) -> Tuple[pa.RecordBatch, List[int]]:
         """Feeds ``rows`` (any order; row ``i`` tagged ``first_tag + i``, with the
         tie-breaker ``ties[i]``) to the reorder buffer, then releases the held rows at
         or before ``watermark_ns``: returns the matches of the released rows (as
-        :meth:`push`) and their tags in release (= stream position) order."""
-        batch = pa.record_batch(self._rt.push_arrow_delayed(rows, first_tag, list(ties), int(watermark_ns)))
+        :meth:`push`) and their tags in release (= stream position) order. An event
+        error also gives the bad event's time, ``time_of`` its tag: the engine logs
+        that tag as dropped, and its position counts from the bucket's first event."""
+        from ceql.errors import CeqlEventError
+
+        try:
+            batch = pa.record_batch(self._rt.push_arrow_delayed(rows, first_tag, list(ties), int(watermark_ns)))
+        except CeqlEventError as e:
+            dropped = [tag for tag, ok in self._rt.take_fates() if not ok]
+            ns = time_of(dropped[-1]) if dropped else None
+            if ns is None:
+                raise
+            raise _with_time(e, ns) from None
         released = []
         for tag, ok in self._rt.take_fates():
             if not ok:  # only late rows are dropped, and the glue sets those aside first
@@ -140,6 +147,17 @@ class Engine:
     def snapshot(self) -> bytes:
         """The engine state (versioned bytes), without event data."""
         return self._rt.snapshot()
+
+
+def _with_time(e: Any, ns: Optional[int]) -> Any:
+    """``e``, a CeqlEventError, with the bad event's time (nanoseconds) added."""
+    from ceql.errors import CeqlEventError
+
+    return CeqlEventError(
+        f"{e} [ceql.spark: the position counts from the first event of a Spark task or bucket; this event's "
+        f"time is {_nanos_text(ns)}]",
+        position=e.position, field=e.field, event_type=e.event_type, message=e.message,
+    )
 
 
 def _nanos_text(ns: Optional[int]) -> str:

@@ -171,7 +171,7 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
         ties = tie_keys(incoming, tie_columns) if incoming is not None else []
         if incoming is not None:
             check_unique_ties(incoming, ties, key_hidden, what)
-        found, tags = engine.push_delayed(view, first_tag, ties, released)
+        found, tags = engine.push_delayed(view, first_tag, ties, released, lambda tag: time_of_tag(pending, tag))
         if tags:
             # The released rows, in the order (= stream positions) the engine gave them.
             index = {t: i for i, t in enumerate(pending.column(TAG).to_pylist())}
@@ -195,6 +195,14 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
                 yield out.to_pandas(types_mapper=_nullable_floats)[out_columns]
 
     return fn
+
+
+def time_of_tag(pending: Optional[pa.Table], tag: int) -> Optional[int]:
+    """The time (nanoseconds) of the held row tagged ``tag``, None if none is."""
+    if pending is None:
+        return None
+    hit = pending.filter(pc.equal(pending.column(TAG), tag))
+    return hit.column(TIME)[0].as_py() if hit.num_rows else None
 
 
 def float_null_masks(df: Any) -> Dict[str, str]:
