@@ -133,3 +133,41 @@ def test_the_state_is_bounded_by_the_deadline():
     # one order per second waits 10 seconds; cancelled ones are dropped when due
     assert most <= 11
     assert reported == (5000 - 11) // 2 + 1
+
+
+def arrow_rows(table):
+    return [(r["match_id"], r["start"], r["end"], tuple(r["positions"])) for r in table.to_pylist()]
+
+
+def test_run_arrow_takes_close_deadlines_as_run_does():
+    """Orders 3 and 4 are never paid: 3's deadline (65 min) is passed by the PING at
+    70 min, 4's (90 min) only by closing. The match ids continue across the two."""
+    pa = pytest.importorskip("pyarrow")
+    q = ceql.compile(QUERY)
+    table = pa.Table.from_pylist(orders())
+    assert arrow_rows(q.run_arrow(table, time_field="t", time_unit="s")) == [(0, 3, 3, (3,))]
+    closed = q.run_arrow(table, time_field="t", time_unit="s", close_deadlines=True)
+    assert arrow_rows(closed) == [(0, 3, 3, (3,)), (1, 5, 5, (5,))]
+    narrow = q.run_arrow(table, time_field="t", time_unit="s", close_deadlines=True, position_type="uint32")
+    assert narrow.schema.field("start").type == pa.uint32() and arrow_rows(narrow) == arrow_rows(closed)
+    # Events Arrow cannot type (an id that is an int and a string) go row by row.
+    mixed = orders() + [{"type": "PING", "id": "x", "t": 71 * MIN}]
+    assert arrow_rows(q.run_arrow(mixed, time_field="t", time_unit="s", close_deadlines=True)) == arrow_rows(closed)
+    captured = q.run_arrow(table, time_field="t", time_unit="s", close_deadlines=True, captures=True)
+    assert captured.column("variables").to_pylist() == [[["ORDER", "o"]], [["ORDER", "o"]]]
+
+
+def test_run_arrow_batches_ends_with_the_closed_deadlines():
+    pa = pytest.importorskip("pyarrow")
+    q = ceql.compile(QUERY)
+    reader = q.run_arrow_batches(pa.Table.from_pylist(orders()), time_field="t", time_unit="s",
+                                 close_deadlines=True, slice_rows=2)
+    assert [arrow_rows(pa.Table.from_batches([b])) for b in reader] == [[(0, 3, 3, (3,))], [(1, 5, 5, (5,))]]
+
+
+@pytest.mark.parametrize("runner", ["run_arrow", "run_arrow_batches"])
+def test_the_arrow_runners_refuse_max_delay(runner):
+    pa = pytest.importorskip("pyarrow")
+    q = ceql.compile(QUERY)
+    with pytest.raises(ValueError, match=rf"{runner} does not take max_delay.*sort_by"):
+        getattr(q, runner)(pa.Table.from_pylist(orders()), time_field="t", time_unit="s", max_delay=5)

@@ -165,6 +165,8 @@ class Query:
         max_cache_bytes: Optional[int] = None,
         max_det_states: Optional[int] = None,
         max_state_bytes: Optional[int] = None,
+        max_delay: Any = None,
+        close_deadlines: bool = False,
         captures: bool = False,
         position_type: Optional[str] = None,
     ) -> Any:
@@ -193,17 +195,28 @@ class Query:
         A query with measures (``SELECT a, count(b) AS n``) has one more column per
         measure, named after it, typed from the declarations or, without them, from
         the input's column (docs/language.md#s3-5a).
+
+        ``close_deadlines=True`` is that of :meth:`run`: the matches of a trailing
+        absence whose deadline is after the last event come last. ``max_delay`` is
+        refused with a ``ValueError``: the row numbers of this table index the input
+        as given, so sort it by time instead (``table.sort_by(time_field)``, a
+        stable sort: ties keep their order, as with ``max_delay``).
         """
         import pyarrow as pa
 
+        refuse_max_delay(max_delay, "run_arrow")
         options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes,
                              captures=captures)
         data, rows = for_columns(events)
         narrow = narrow_positions(data if data is not None else rows, position_type)
         if data is None:
-            return self._row_by_row_table(rows, options, narrow)
-        batch = pa.record_batch(options.runtime(self).push_arrow_columnar(data, 0, narrow, True))
-        return pa.Table.from_batches([batch])
+            return self._row_by_row_table(rows, options, narrow, close_deadlines)
+        rt = options.runtime(self)
+        batch = pa.record_batch(rt.push_arrow_columnar(data, 0, narrow, True))
+        fired = pa.record_batch(rt.take_fired_arrow(True, batch.num_rows, narrow)) if close_deadlines else None
+        if fired is None or not fired.num_rows:
+            return pa.Table.from_batches([batch])
+        return pa.Table.from_batches([batch, fired.cast(batch.schema) if fired.schema != batch.schema else fired])
 
     def run_arrow_batches(
         self,
@@ -215,6 +228,8 @@ class Query:
         max_cache_bytes: Optional[int] = None,
         max_det_states: Optional[int] = None,
         max_state_bytes: Optional[int] = None,
+        max_delay: Any = None,
+        close_deadlines: bool = False,
         captures: bool = False,
         slice_rows: int = 4096,
         position_type: Optional[str] = None,
@@ -233,9 +248,12 @@ class Query:
         matches of the slices before it already delivered; so is a
         :class:`CeqlMemoryError` of ``max_state_bytes``. Events that Arrow cannot
         type are evaluated at once, as :meth:`run_arrow` does, and their errors are
-        raised by this call.
+        raised by this call. ``close_deadlines`` and ``max_delay`` are those of
+        :meth:`run_arrow`.
         """
         import pyarrow as pa
+
+        refuse_max_delay(max_delay, "run_arrow_batches")
 
         try:
             step = operator.index(slice_rows)  # int, numpy integers
@@ -248,7 +266,7 @@ class Query:
         data, rows = for_columns(events)
         narrow = narrow_positions(data if data is not None else rows, position_type)
         if data is None:
-            table = self._row_by_row_table(rows, options, narrow)
+            table = self._row_by_row_table(rows, options, narrow, close_deadlines)
             return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
         rt = options.runtime(self)
         batches = record_batches(data)
@@ -262,13 +280,18 @@ class Query:
                     if out.num_rows:
                         first += out.num_rows
                         yield out
+            if close_deadlines:
+                fired = pa.record_batch(rt.take_fired_arrow(True, first, narrow))
+                if fired.num_rows:
+                    yield fired.cast(schema) if fired.schema != schema else fired
 
         return pa.RecordBatchReader.from_batches(schema, matches())
 
-    def _row_by_row_table(self, rows: Any, options: RunOptions, narrow: bool) -> Any:
+    def _row_by_row_table(self, rows: Any, options: RunOptions, narrow: bool, close_deadlines: bool = False) -> Any:
         """The ``run_arrow`` table of events Arrow cannot type: evaluated row by row
         with :meth:`run`, in the schema of the engine's own Arrow output."""
-        return matches_table(self._run(rows, options), _output_schema(narrow, options.captures, self._native))
+        found = self._run(rows, options, close_deadlines)
+        return matches_table(found, _output_schema(narrow, options.captures, self._native))
 
     def stream(
         self,
@@ -361,3 +384,13 @@ def _schema_of(data: Any, batches: Any) -> Any:
     if isinstance(batches, list) and batches:
         return batches[0].schema
     return getattr(data, "schema", None)
+
+
+def refuse_max_delay(max_delay: Any, runner: str) -> None:
+    """The Arrow runners number the input's rows as given, which a reorder buffer
+    would renumber: they take sorted input instead."""
+    if max_delay is not None:
+        raise ValueError(
+            f"{runner} does not take max_delay: its row numbers index the input as given. Sort the input by "
+            "time first (pyarrow: table.sort_by(time_field), a stable sort), or use run(..., max_delay=...)"
+        )

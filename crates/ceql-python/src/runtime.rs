@@ -6,7 +6,7 @@ use crate::convert::to_value;
 use crate::errors::{event_error, guarded, internal_error};
 use crate::matches::to_match_list;
 use crate::query::NativeQuery;
-use arrow_array::RecordBatchReader;
+use arrow_array::{RecordBatch, RecordBatchReader};
 use ceql_engine::{EventError, Fate, LatePolicy, MatchBuffer, Position, Runtime, RuntimeOptions, Value, ValueRef};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -404,24 +404,27 @@ impl NativeRuntime {
     }
 
     /// Hands over, as an Arrow batch (the columns of `push_arrow_columnar`, numbered
-    /// from 0), the matches of a trailing absence whose deadline a watermark passed
-    /// (`advance_watermark`, `push_arrow_delayed`'s `watermark_ns`), and with
-    /// `close=True` also every match still waiting (the input is over). Without it
-    /// those matches would wait for the next push: the Spark glue, which builds its
-    /// output from Arrow columns, needs them at the watermark that fired them.
-    #[pyo3(signature = (close=false))]
-    fn take_fired_arrow(&mut self, py: Python<'_>, close: bool) -> PyResult<ArrowBatch> {
+    /// from `first_id`, with 32-bit positions when `narrow`), the matches of a
+    /// trailing absence whose deadline a watermark passed (`advance_watermark`,
+    /// `push_arrow_delayed`'s `watermark_ns`), and with `close=True` also every match
+    /// still waiting (the input is over). Without it those matches would wait for the
+    /// next push: the Spark glue, which builds its output from Arrow columns, needs
+    /// them at the watermark that fired them, and `run_arrow(close_deadlines=True)`
+    /// at the end of its input.
+    #[pyo3(signature = (close=false, first_id=0, narrow=false))]
+    fn take_fired_arrow(&mut self, py: Python<'_>, close: bool, first_id: u64, narrow: bool) -> PyResult<ArrowBatch> {
         self.run(py, |this| {
             if close {
                 this.rt.close_deadlines();
             }
-            let mut out = MatchBuffer::new();
-            this.rt.take_fired(&mut out);
+            let names = this.names.clone();
+            let batch = if narrow {
+                fired_batch::<u32>(&mut this.rt, first_id, names.as_deref().map(Vec::as_slice))
+            } else {
+                fired_batch::<u64>(&mut this.rt, first_id, names.as_deref().map(Vec::as_slice))
+            };
             let _ = this.rt.take_emitted_deadlines(); // the Arrow output has no deadline column
-            Ok(ArrowBatch::new(match this.names.as_deref() {
-                Some(names) => out.into_record_batch_with_variables(0, names),
-                None => out.into_record_batch(0),
-            }))
+            Ok(ArrowBatch::new(batch))
         })
     }
 
@@ -520,6 +523,17 @@ fn push_into_batch<P: Position>(
     let fields = rt.query().measure_fields(Some(&schema));
     let batch = out.into_record_batch_with_measures(first_id, names, &fields).map_err(PyValueError::new_err)?;
     Ok(ArrowBatch::new(batch))
+}
+
+/// The matches of a trailing absence that are ready, as an Arrow batch (no
+/// measures: a query ending with `ABSENT(...) FOR` has none, E0500).
+fn fired_batch<P: Position>(rt: &mut Runtime, first_id: u64, names: Option<&[Vec<String>]>) -> RecordBatch {
+    let mut out = MatchBuffer::<P>::empty();
+    rt.take_fired(&mut out);
+    match names {
+        Some(names) => out.into_record_batch_with_variables(first_id, names),
+        None => out.into_record_batch(first_id),
+    }
 }
 
 /// A watermark for the reorder buffer in nanoseconds: a number in the time field's
