@@ -299,12 +299,16 @@ def _group_alive(pgid: int) -> bool:
 
 # -- shipping ceql --------------------------------------------------------------
 def ceql_wheel(workdir: Path) -> Path:
-    """The ceql wheel to ship: ``$CEQL_WHEEL``, the newest built one, or a new build."""
+    """The ceql wheel to ship: ``$CEQL_WHEEL``, the newest built one if no source
+    file is newer than it (a stale wheel would ship old code to the executors), or
+    a new build."""
     given = os.environ.get("CEQL_WHEEL")
     if given:
         return Path(given)
     found = sorted([*ROOT.glob("target/wheels/ceql-*.whl"), *ROOT.glob("dist/ceql-*.whl")], key=lambda p: p.stat().st_mtime)
-    if found:
+    sources = [*ROOT.glob("python/ceql/**/*.py"), *ROOT.glob("crates/*/src/**/*.rs"), *ROOT.glob("crates/*/src/**/*.pest")]
+    newest_source = max((p.stat().st_mtime for p in sources), default=0.0)
+    if found and found[-1].stat().st_mtime >= newest_source:
         return found[-1]
     out = workdir / "wheel"
     subprocess.run([sys.executable, "-m", "maturin", "build", "--release", "-o", str(out)], cwd=ROOT, check=True)

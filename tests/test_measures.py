@@ -141,3 +141,13 @@ def test_refused_where_measures_would_be_lost():
     from ceql.spark._plan import plan_of
 
     plan_of("SELECT count(a) AS n FROM S WHERE A AS a", None)
+
+
+def test_an_aggregate_of_a_string_names_the_event_that_holds_it():
+    """The error is raised at the event that ends the match (position 2), and names
+    the measure and the position of the string's event (1), not just the end."""
+    q = ceql.compile("SELECT sum(b.v) AS s FROM S WHERE A ; (B AS b)+ ; C")
+    events = [{"type": "A"}, {"type": "B", "v": "x"}, {"type": "C"}]
+    with pytest.raises(ceql.CeqlEventError, match=r"position 2.*sum needs numbers, found string at position 1 "
+                                                  r"\(sum\(b\.v\), a measure of the match ending at this event\)"):
+        q.run(events)

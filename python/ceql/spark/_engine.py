@@ -154,8 +154,8 @@ def _with_time(e: Any, ns: Optional[int]) -> Any:
     from ceql.errors import CeqlEventError
 
     return CeqlEventError(
-        f"{e} [ceql.spark: the position counts from the first event of a Spark task or bucket; this event's "
-        f"time is {_nanos_text(ns)}]",
+        f"{e} [ceql.spark: positions count from the first event of a Spark task or bucket; the event at "
+        f"position {e.position} has the time {_nanos_text(ns)}]",
         position=e.position, field=e.field, event_type=e.event_type, message=e.message,
     )
 

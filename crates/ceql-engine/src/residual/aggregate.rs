@@ -10,7 +10,8 @@ use ceql_syntax::ast::AggFunc;
 use std::cmp::Ordering;
 
 /// The value of `func` over the events at `positions` (ascending), reading stored
-/// attribute `attr`. `Err` names what is not a number.
+/// attribute `attr`. `Err` names what is not a number and the position of its event,
+/// which need not be the event the error is raised at (the one ending the match).
 pub(super) fn compute(
     func: AggFunc,
     positions: &[u64],
@@ -41,7 +42,7 @@ pub(super) fn compute(
             ValueRef::Float(f) => Num::Float(f),
             other => {
                 let found = crate::predicate::describe_value(other);
-                return Err(format!("{} needs numbers, found {found}", func.name()));
+                return Err(format!("{} needs numbers, found {found} at position {p}", func.name()));
             }
         };
         count += 1;

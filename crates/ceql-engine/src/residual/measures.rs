@@ -23,7 +23,7 @@ impl ResidualPlan {
             positions.extend((0..v.positions.len()).filter(|&i| (v.captures)(i, m.var)).map(|i| v.positions[i]));
             let value = aggregate::compute(m.func, positions, m.attr, store).map_err(|message| ResidualError {
                 field: m.text.clone(),
-                message: format!("{message} ({})", m.text),
+                message: format!("{message} ({}, a measure of the match ending at this event)", m.text),
             })?;
             out.push(value);
         }

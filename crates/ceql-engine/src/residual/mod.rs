@@ -160,10 +160,10 @@ impl TermIr {
         for (i, s) in self.sources.iter().enumerate() {
             if let Source::Agg(func, var, attr) = s {
                 let ps = v.positions_of(*var);
-                aggregates[i] = Some(
-                    aggregate::compute(*func, &ps, *attr, store)
-                        .map_err(|m| ResidualError { field: self.names[i].clone(), message: m })?,
-                );
+                aggregates[i] = Some(aggregate::compute(*func, &ps, *attr, store).map_err(|m| ResidualError {
+                    field: self.names[i].clone(),
+                    message: format!("{m} ({}, in a filter of the match ending at this event)", self.names[i]),
+                })?);
             }
         }
         let mut choice = vec![0usize; domains.len()];
@@ -186,7 +186,11 @@ impl TermIr {
                         let field = m.slot.map_or_else(|| self.names.join(", "), |s| self.names[s as usize].clone());
                         return Err(ResidualError {
                             field,
-                            message: format!("{} (between {})", m.message, self.names.join(" and ")),
+                            message: format!(
+                                "{} (between {}, in a filter of the match ending at this event)",
+                                m.message,
+                                self.names.join(" and ")
+                            ),
                         });
                     }
                 }
