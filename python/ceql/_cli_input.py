@@ -8,13 +8,19 @@ of JSON numbers with a fraction or an exponent anywhere is a column of doubles.
 An integer outside the 64-bit range is a bad event, as in the Python API (see
 :mod:`ceql._cli_wide`); a value nested more than 64 levels deep makes the file
 unreadable (see :mod:`ceql._cli_depth`).
+
+Text stays text: pyarrow's readers would turn ISO 8601 strings into time stamps,
+and in a JSON-lines file only when no other field made it fall back to Python's
+``json``, so that a filter comparing such a field with a string failed in one file
+and matched in the next. Only the ``--time-field`` column is parsed as a time
+stamp when it holds ISO 8601 text, in every format and either reader.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ._cli_depth import check_json_text, check_schema, check_value
 from ._cli_wide import WideInteger, first_wide_integer
@@ -48,24 +54,65 @@ Events = Union[Any, Rows]  # a pyarrow Table, or Rows
 _BLOCK = 1 << 20  # pyarrow's JSON block size; a line longer than a block needs a larger one
 
 
-def read_events(path: Path, type_field: Optional[str]) -> Tuple[Events, Optional[WideInteger]]:
+def read_events(path: Path, type_field: Optional[str], time_field: Optional[str] = None,
+                text_columns: Sequence[str] = ()) -> Tuple[Events, Optional[WideInteger]]:
     """The events of ``path`` with their event-type column named ``type``
     (``type_field``, else ``type``, else ``event_type``), and the first integer
-    beyond 64 bits that pyarrow read as a double (a bad event), if any."""
+    beyond 64 bits that pyarrow read as a double (a bad event), if any. Text is
+    text but in the ``time_field`` column, where ISO 8601 text is a time stamp;
+    a CSV's ``text_columns`` (declared ``string``) are text even when they hold
+    digits (``01234``)."""
     import pyarrow as pa
 
     try:
         kind = _format(path)
         if kind == "jsonl":
             check_json_text(path)
-        events = _read(path, kind)
+        events = _read(path, kind, text_columns)
         if not isinstance(events, Rows):
             check_schema(events.schema)
             events = without_float16(events)  # a Parquet float16 column, as the API reads it
         wide = None if isinstance(events, Rows) or kind == "parquet" else first_wide_integer(path, events, kind)
     except (OSError, pa.ArrowException, UnicodeDecodeError, ValueError) as e:
         raise FileError(f"cannot read {path}: {_one_line(e)}") from None
-    return _type_column(events, type_field), wide
+    events = _type_column(events, type_field)
+    if time_field is not None:
+        names = events.names if isinstance(events, Rows) else events.column_names
+        if time_field not in names:
+            listed = ", ".join(names) if names else "none"
+            raise UsageError(f"the input has no column `{time_field}` for --time-field (columns: {listed})")
+        if kind != "parquet":
+            events = _iso_time(events, time_field)
+    return events, wide
+
+
+def _iso_time(events: Events, field: str) -> Events:
+    """``events`` with the ISO 8601 text of column ``field`` as time stamps (in
+    nanoseconds; without a zone offset, UTC); other values as they are."""
+    import datetime as dt
+
+    import pyarrow as pa
+
+    if isinstance(events, Rows):
+        for r in events.rows:
+            v = r.get(field)
+            if isinstance(v, str):
+                try:
+                    at = dt.datetime.fromisoformat(v)
+                except ValueError:
+                    continue  # the engine names the bad value
+                r[field] = at if at.tzinfo is not None else at.replace(tzinfo=dt.timezone.utc)
+        return events
+    i = events.column_names.index(field)
+    column = events.column(i)
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        return events
+    for target in (pa.timestamp("ns"), pa.timestamp("ns", tz="UTC")):  # without, then with zone offsets
+        try:
+            return events.set_column(i, field, column.cast(target))
+        except pa.ArrowInvalid:
+            continue
+    return events  # text that is not a time stamp: the engine names the bad value
 
 
 def _format(path: Path) -> str:
@@ -80,7 +127,7 @@ def _format(path: Path) -> str:
     raise UsageError(f"cannot tell the format of {path} from its name (use .csv, .tsv, .jsonl or .parquet)")
 
 
-def _read(path: Path, kind: str) -> Events:
+def _read(path: Path, kind: str, text_columns: Sequence[str] = ()) -> Events:
     if kind == "parquet":
         import pyarrow.parquet as pq
 
@@ -90,9 +137,18 @@ def _read(path: Path, kind: str) -> Events:
         return pq.read_table(path)  # a directory of Parquet files
     if kind == "jsonl":
         return _read_json_lines(path)
+    import pyarrow as pa
     import pyarrow.csv as pc
 
-    return pc.read_csv(path, parse_options=pc.ParseOptions(delimiter="\t") if kind == "tsv" else None)
+    parse = pc.ParseOptions(delimiter="\t") if kind == "tsv" else None
+    text = {c: pa.string() for c in text_columns}
+    table = pc.read_csv(path, parse_options=parse, convert_options=pc.ConvertOptions(column_types=text))
+    temporal = [f.name for f in table.schema if pa.types.is_temporal(f.type)]
+    if not temporal:
+        return table
+    # Text pyarrow took for dates or times: read again, as text.
+    text.update((name, pa.string()) for name in temporal)
+    return pc.read_csv(path, parse_options=parse, convert_options=pc.ConvertOptions(column_types=text))
 
 
 def _read_json_lines(path: Path) -> Events:
@@ -105,7 +161,14 @@ def _read_json_lines(path: Path) -> Events:
     block = _BLOCK
     while True:
         try:
-            return pj.read_json(path, read_options=pj.ReadOptions(block_size=block))
+            table = pj.read_json(path, read_options=pj.ReadOptions(block_size=block))
+            times = [f.name for f in table.schema if pa.types.is_temporal(f.type)]
+            if not times:
+                return table
+            # Text pyarrow took for time stamps: read again, as text.
+            text = pa.schema([pa.field(n, pa.string()) for n in times])
+            return pj.read_json(path, read_options=pj.ReadOptions(block_size=block),
+                                parse_options=pj.ParseOptions(explicit_schema=text, unexpected_field_behavior="infer"))
         except pa.ArrowInvalid as e:
             text = str(e)
             if "straddling" in text and block <= size:

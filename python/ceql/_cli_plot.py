@@ -49,13 +49,29 @@ class PlotSample:
             self.seen += 1
 
 
-def check_matplotlib() -> Optional[str]:
-    """None when matplotlib can be imported, else the message naming the extra."""
+def check_matplotlib(path: Optional[str] = None) -> Optional[str]:
+    """None when matplotlib can be imported (and can write ``path``'s format), else
+    the message: the extra to install, or the file name to give. Checked before the
+    run, not after it."""
     try:
         import matplotlib  # noqa: F401
+        from matplotlib.backend_bases import FigureCanvasBase
     except ImportError:
         return _EXTRA
+    if path is None:
+        return None
+    suffix = path.rsplit("/", 1)[-1].rpartition(".")[2].lower() if "." in path.rsplit("/", 1)[-1] else ""
+    kinds = FigureCanvasBase.get_supported_filetypes()
+    if suffix not in kinds:
+        named = f"`.{suffix}` is not an image format matplotlib writes" if suffix else "it has no extension"
+        return f"--plot {path}: {named}; end the file name with .png, .svg or .pdf"
     return None
+
+
+def _ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st..."""
+    tail = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{tail}"
 
 
 def save(sample: PlotSample, events: Any, path: str, name: str, partition_by: Optional[str]) -> None:
@@ -65,5 +81,5 @@ def save(sample: PlotSample, events: Any, path: str, name: str, partition_by: Op
     n = events.num_rows if hasattr(events, "num_rows") else len(events)
     title = f"{name}: {sample.seen:,} matches over {n:,} events"
     if sample.stride > 1:
-        title += f" (drawn from every {sample.stride}th match: {len(sample.kept):,})"
+        title += f" (drawn from every {_ordinal(sample.stride)} match: {len(sample.kept):,})"
     save_timeline(sample.kept, events, path, partition_by=partition_by, title=title)

@@ -41,7 +41,7 @@ _FIRST_PUSH_ROWS = 1_024
 
 def _read_text(path: str, what: str) -> str:
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8-sig")  # an editor's byte-order mark is not text
     except (OSError, UnicodeDecodeError) as e:
         raise FileError(f"cannot read the {what} file {path}: {e}") from None
 
@@ -105,14 +105,20 @@ def _run(args: argparse.Namespace) -> int:
         if w.code != "W0402" or not args.quiet:
             tell(str(w))
     if args.plot:
-        missing = check_matplotlib()
+        missing = check_matplotlib(args.plot)
         if missing:
             raise UsageError(missing)
     budgets = _budgets(args)
     import pyarrow.compute  # noqa: F401  (loaded before timing; Match.events uses it)
 
+    try:  # pyarrow's take imports pandas, if installed, on first use: not before timing, it cost ~0.45 s
+        import pandas  # noqa: F401
+    except ImportError:
+        pass
+
     t0 = time.perf_counter()
-    events, wide = read_events(Path(args.input), args.type_field)
+    text_columns = query.describe()["string_attributes"]  # declared `string` (--schema)
+    events, wide = read_events(Path(args.input), args.type_field, args.time_field, text_columns)
     read_s = time.perf_counter() - t0
     try:
         runtime = RunOptions(args.time_field, args.time_unit, args.late, **budgets, captures=args.captures).runtime(query)

@@ -252,6 +252,18 @@ impl CompiledQuery {
         self.schema_text.as_deref()
     }
 
+    /// The attributes declared `string` by every event type that declares them: a
+    /// reader that types columns itself (a CSV reader, which takes `01234` for the
+    /// number 1234) reads these as text, as the declarations say.
+    pub fn string_attributes(&self) -> Vec<&str> {
+        let mut kinds: Vec<Option<bool>> = vec![None; self.attributes.len()];
+        for &(slot, ty) in self.declared_reads.iter().flatten() {
+            let k = &mut kinds[slot as usize];
+            *k = Some(k.unwrap_or(true) && ty == crate::value::AttrType::String);
+        }
+        self.attributes.iter().zip(kinds).filter(|(_, k)| *k == Some(true)).map(|(a, _)| a.as_str()).collect()
+    }
+
     /// Warnings collected by the checks.
     pub fn warnings(&self) -> &[Diagnostic] {
         &self.plan.warnings
