@@ -118,3 +118,23 @@ def test_without_matplotlib_the_error_names_the_extra(monkeypatch):
     plot = importlib.reload(cplot)  # importing ceql.plot itself needs no matplotlib
     with pytest.raises(ImportError, match=r"pip install 'ceql\[plot\]'"):
         plot.timeline([], SMALL)
+
+
+def test_cli_lanes_of_a_key_read_from_either_of_two_names():
+    """``PARTITION BY [w, k]``: an event's key is its ``w``, else its ``k`` (the
+    engine's rule without declarations); the lanes must use that, not ``w`` alone,
+    or the events keyed by ``k`` fall out of the picture."""
+    from ceql._cli_plot import partition_lanes
+
+    rows = [{"type": "A", "k": 1}, {"type": "A", "w": 2, "k": 9}, {"type": "B"}]
+    lanes_rows, name = partition_lanes(rows, [["w", "k"]])
+    assert name == "w | k" and [r[name] for r in lanes_rows] == ["1", "2", None]
+    import pyarrow as pa
+
+    table = pa.table({"type": ["A", "A", "B"], "w": [None, 2, None], "k": [1, 9, None]})
+    lanes_table, name = partition_lanes(table, [["w", "k"]])
+    assert lanes_table.column(name).to_pylist() == ["1", "2", None]
+    two, name = partition_lanes(table, [["w", "k"], ["type"]])
+    assert name == "w | k, type" and two.column(name).to_pylist() == ["1, A", "2, A", None]
+    assert partition_lanes(table, [["k"]]) == (table, "k")
+    assert partition_lanes(table, []) == (table, None)

@@ -83,3 +83,41 @@ def save(sample: PlotSample, events: Any, path: str, name: str, partition_by: Op
     if sample.stride > 1:
         title += f" (drawn from every {_ordinal(sample.stride)} match: {len(sample.kept):,})"
     save_timeline(sample.kept, events, path, partition_by=partition_by, title=title)
+
+
+def partition_lanes(events: Any, groups: List[List[str]]) -> Tuple[Any, Optional[str]]:
+    """The events and the field naming each event's partition, for the plot's lanes.
+    A key of one attribute is that field; otherwise (``PARTITION BY [w, k]``, read from
+    whichever of ``w`` and ``k`` an event has, or several groups) a column is added
+    holding the key as the engine reads it, as text: each group's first value that is
+    not NULL, the groups joined by ``, ``."""
+    if not groups:
+        return events, None
+    if len(groups) == 1 and len(groups[0]) == 1:
+        return events, groups[0][0]
+    name = ", ".join(" | ".join(g) for g in groups)
+    if isinstance(events, list):
+        rows = events
+        values = [[r.get(a) for g in groups for a in g] for r in rows]
+    else:
+        values = list(zip(*[events.column(a).to_pylist() if a in events.column_names else [None] * events.num_rows
+                            for g in groups for a in g])) or [()] * events.num_rows
+    keys = [_key(list(v), groups) for v in values]
+    if isinstance(events, list):
+        return [dict(r, **{name: k}) for r, k in zip(events, keys)], name
+    import pyarrow as pa
+
+    return events.append_column(name, pa.array(keys, pa.string())), name
+
+
+def _key(values: List[Any], groups: List[List[str]]) -> Optional[str]:
+    """The text of one event's key: ``values`` holds every group's attributes in
+    order; None when a group has no value (the event has no partition)."""
+    parts, i = [], 0
+    for g in groups:
+        present = [v for v in values[i:i + len(g)] if v is not None]
+        i += len(g)
+        if not present:
+            return None
+        parts.append(str(present[0]))
+    return ", ".join(parts)

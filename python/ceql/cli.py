@@ -199,14 +199,14 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _plot(sample: PlotSample, events: Any, args: argparse.Namespace, query: Any) -> None:
-    """``--plot``: the timeline of the run's matches over the input's positions
-    (lanes per partition when the query has ``PARTITION BY``: its first attribute)."""
-    from ._cli_plot import save
+    """``--plot``: the timeline of the run's matches over the input's positions,
+    with lanes per partition when the query has ``PARTITION BY``."""
+    from ._cli_plot import partition_lanes, save
 
-    groups = query.describe()["partition_by"]
     data = events.rows if isinstance(events, Rows) else events
+    data, lanes = partition_lanes(data, query.describe()["partition_by"])
     try:
-        save(sample, data, args.plot, Path(args.query).name, groups[0][0] if groups else None)
+        save(sample, data, args.plot, Path(args.query).name, lanes)
     except (OSError, ValueError) as e:
         raise FileError(f"cannot write the plot {args.plot}: {e}") from None
 
