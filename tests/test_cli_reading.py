@@ -113,3 +113,13 @@ def test_the_plot_title_says_which_matches_it_drew():
 
     assert [_ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 102, 111)] == \
         ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "102nd", "111th"]
+
+
+def test_warnings_and_schema_errors_name_their_files(tmp_path):
+    (tmp_path / "e.csv").write_text("type\nA\n")
+    (tmp_path / "q.ceql").write_text("SELECT * FROM S WHERE A\n")  # no WITHIN: W0402
+    out = ceql_run("--query", tmp_path / "q.ceql", "--input", tmp_path / "e.csv", "--output", tmp_path / "m.jsonl")
+    assert f"--> {tmp_path / 'q.ceql'}:1:1" in out.stderr
+    (tmp_path / "s.ceql").write_text("CREATE STREAM S {\n  EVENT A { v: itn }\n}\n")
+    out = ceql_run("--schema", tmp_path / "s.ceql", "--query", tmp_path / "q.ceql", "--input", tmp_path / "e.csv")
+    assert out.returncode == 2 and f"--> {tmp_path / 's.ceql'}:2:16" in out.stderr

@@ -93,8 +93,15 @@ def _compile_file(args: argparse.Namespace) -> Optional[Any]:
     try:
         return compile_query(text, schema)
     except CeqlError as e:
-        tell(str(e).replace("--> query", f"--> {args.query}", 1))
+        tell(_located(str(e), args))
         return None
+
+
+def _located(text: str, args: argparse.Namespace) -> str:
+    """A diagnostic's text with its location in the file it came from (the query
+    file, or the ``--schema`` file) instead of ``query`` or ``schema``."""
+    text = text.replace("--> query:", f"--> {args.query}:", 1)
+    return text.replace("--> schema:", f"--> {args.schema}:", 1) if args.schema else text
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -103,7 +110,7 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     for w in query.warnings:
         if w.code != "W0402" or not args.quiet:
-            tell(str(w))
+            tell(_located(str(w), args))
     if args.plot:
         missing = check_matplotlib(args.plot)
         if missing:
@@ -295,7 +302,7 @@ def explain(args: argparse.Namespace) -> int:
             out = query.explain()
         else:
             for w in query.warnings:
-                tell(str(w))
+                tell(_located(str(w), args))
             out = query.to_dot()
             if args.format == "svg":
                 try:
