@@ -12,8 +12,9 @@ unreadable (see :mod:`ceql._cli_depth`).
 Text stays text: pyarrow's readers would turn ISO 8601 strings into time stamps,
 and in a JSON-lines file only when no other field made it fall back to Python's
 ``json``, so that a filter comparing such a field with a string failed in one file
-and matched in the next. Only the ``--time-field`` column is parsed as a time
-stamp when it holds ISO 8601 text, in every format and either reader.
+and matched in the next. Only the ``--time-field`` column and the attributes
+declared ``primary_time`` are parsed as time stamps when they hold ISO 8601 text,
+in every format and either reader (:mod:`ceql._cli_times`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ._cli_depth import check_json_text, check_schema, check_value
+from ._cli_times import BadTime, iso_times, iso_times_of_values
 from ._cli_wide import WideInteger, first_wide_integer
 from ._columns import without_float16
 
@@ -54,12 +56,14 @@ Events = Union[Any, Rows]  # a pyarrow Table, or Rows
 _BLOCK = 1 << 20  # pyarrow's JSON block size; a line longer than a block needs a larger one
 
 
-def read_events(path: Path, type_field: Optional[str], time_field: Optional[str] = None,
-                text_columns: Sequence[str] = ()) -> Tuple[Events, Optional[WideInteger]]:
+def read_events(path: Path, type_field: Optional[str], time_fields: Sequence[str] = (),
+                text_columns: Sequence[str] = ()) -> Tuple[Events, Optional[Any]]:
     """The events of ``path`` with their event-type column named ``type``
-    (``type_field``, else ``type``, else ``event_type``), and the first integer
-    beyond 64 bits that pyarrow read as a double (a bad event), if any. Text is
-    text but in the ``time_field`` column, where ISO 8601 text is a time stamp;
+    (``type_field``, else ``type``, else ``event_type``), and the first bad value
+    found while reading, if any: an integer beyond 64 bits that pyarrow read as a
+    double, or a time stamp that is not one. Text is text but in the
+    ``time_fields`` columns (``--time-field``, and the attributes declared
+    ``primary_time``), where ISO 8601 text is a time stamp (:mod:`ceql._cli_times`);
     a CSV's ``text_columns`` (declared ``string``) are text even when they hold
     digits (``01234``)."""
     import pyarrow as pa
@@ -76,43 +80,43 @@ def read_events(path: Path, type_field: Optional[str], time_field: Optional[str]
     except (OSError, pa.ArrowException, UnicodeDecodeError, ValueError) as e:
         raise FileError(f"cannot read {path}: {_one_line(e)}") from None
     events = _type_column(events, type_field)
-    if time_field is not None:
-        names = events.names if isinstance(events, Rows) else events.column_names
-        if time_field not in names:
-            listed = ", ".join(names) if names else "none"
-            raise UsageError(f"the input has no column `{time_field}` for --time-field (columns: {listed})")
-        if kind != "parquet":
-            events = _iso_time(events, time_field)
-    return events, wide
+    bad: Optional[Any] = wide
+    for field in dict.fromkeys(time_fields):
+        events, bad_time = _iso_time(events, field)
+        if bad_time is not None and (bad is None or bad_time.position < bad.position):
+            bad = bad_time
+    return events, bad
 
 
-def _iso_time(events: Events, field: str) -> Events:
-    """``events`` with the ISO 8601 text of column ``field`` as time stamps (in
-    nanoseconds; without a zone offset, UTC); other values as they are."""
-    import datetime as dt
+def check_time_field(events: Events, time_field: Optional[str]) -> None:
+    """Refuses a ``--time-field`` the input has no column for (a usage error, not a
+    bad event at every row)."""
+    names = events.names if isinstance(events, Rows) else events.column_names
+    if time_field is not None and time_field not in names:
+        listed = ", ".join(names) if names else "none"
+        raise UsageError(f"the input has no column `{time_field}` for --time-field (columns: {listed})")
 
+
+def _iso_time(events: Events, field: str) -> Tuple[Events, Optional[BadTime]]:
+    """``events`` with the ISO 8601 text of column ``field`` as time stamps, and
+    the first value of it that is not one (Arrow input; the row reader leaves
+    such a value for the engine to report)."""
     import pyarrow as pa
 
     if isinstance(events, Rows):
-        for r in events.rows:
-            v = r.get(field)
-            if isinstance(v, str):
-                try:
-                    at = dt.datetime.fromisoformat(v)
-                except ValueError:
-                    continue  # the engine names the bad value
-                r[field] = at if at.tzinfo is not None else at.replace(tzinfo=dt.timezone.utc)
-        return events
+        values = iso_times_of_values([r.get(field) for r in events.rows])
+        for r, v in zip(events.rows, values):
+            if field in r:
+                r[field] = v
+        return events, None
+    if field not in events.column_names:
+        return events, None
     i = events.column_names.index(field)
     column = events.column(i)
     if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
-        return events
-    for target in (pa.timestamp("ns"), pa.timestamp("ns", tz="UTC")):  # without, then with zone offsets
-        try:
-            return events.set_column(i, field, column.cast(target))
-        except pa.ArrowInvalid:
-            continue
-    return events  # text that is not a time stamp: the engine names the bad value
+        return events, None
+    converted, bad = iso_times(column, field)
+    return events.set_column(i, field, converted), bad
 
 
 def _format(path: Path) -> str:
@@ -167,8 +171,9 @@ def _read_json_lines(path: Path) -> Events:
                 return table
             # Text pyarrow took for time stamps: read again, as text.
             text = pa.schema([pa.field(n, pa.string()) for n in times])
-            return pj.read_json(path, read_options=pj.ReadOptions(block_size=block),
-                                parse_options=pj.ParseOptions(explicit_schema=text, unexpected_field_behavior="infer"))
+            again = pj.read_json(path, read_options=pj.ReadOptions(block_size=block),
+                                 parse_options=pj.ParseOptions(explicit_schema=text, unexpected_field_behavior="infer"))
+            return again.select(table.column_names)  # the file's order, not the explicit schema's first
         except pa.ArrowInvalid as e:
             text = str(e)
             if "straddling" in text and block <= size:

@@ -21,11 +21,10 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional
 
 from . import compile as compile_query
-from ._cli_input import FileError, Rows, UsageError, read_events
+from ._cli_input import FileError, Rows, UsageError, check_time_field, read_events
 from ._cli_output import MatchWriter
 from ._cli_plot import PLOT_MATCHES, PlotSample, check_matplotlib
 from ._cli_streams import guard_standard_streams, progress_stream_open, stream_name, tell, write_lines
-from ._cli_wide import WideInteger
 from ._inputs import refuse_duplicate_columns
 from ._options import BUDGETS, RunOptions, _budget
 from ._sources import ArrowSource, ListSource
@@ -123,9 +122,11 @@ def _run(args: argparse.Namespace) -> int:
     except ImportError:
         pass
 
+    facts = query.describe()
+    times = ([args.time_field] if args.time_field else []) + facts["time_attributes"]  # ISO text read as time
     t0 = time.perf_counter()
-    text_columns = query.describe()["string_attributes"]  # declared `string` (--schema)
-    events, wide = read_events(Path(args.input), args.type_field, args.time_field, text_columns)
+    events, wide = read_events(Path(args.input), args.type_field, times, facts["string_attributes"])
+    check_time_field(events, args.time_field)
     read_s = time.perf_counter() - t0
     try:
         runtime = RunOptions(args.time_field, args.time_unit, args.late, **budgets, captures=args.captures).runtime(query)
@@ -238,8 +239,9 @@ def _budgets(args: argparse.Namespace) -> Dict[str, int]:
     return budgets
 
 
-def _wide_integer_error(wide: WideInteger, events: Any) -> CeqlEventError:
-    """The error the Python API raises for the same integer beyond 64 bits."""
+def _wide_integer_error(wide: Any, events: Any) -> CeqlEventError:
+    """The error the Python API raises for the same bad value (an integer beyond 64
+    bits, a ``WideInteger``; a time stamp that is none, a ``BadTime``)."""
     kind = events.column("type")[wide.position].as_py()
     typed = f" (type `{kind}`)" if isinstance(kind, str) else ""
     rendered = f"event at position {wide.position}{typed}, field `{wide.field}`: {wide.message}"

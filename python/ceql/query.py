@@ -216,7 +216,7 @@ class Query:
         fired = pa.record_batch(rt.take_fired_arrow(True, batch.num_rows, narrow)) if close_deadlines else None
         if fired is None or not fired.num_rows:
             return pa.Table.from_batches([batch])
-        return pa.Table.from_batches([batch, fired.cast(batch.schema) if fired.schema != batch.schema else fired])
+        return pa.Table.from_batches([batch, _as_schema(fired, batch.schema)])
 
     def run_arrow_batches(
         self,
@@ -283,7 +283,7 @@ class Query:
             if close_deadlines:
                 fired = pa.record_batch(rt.take_fired_arrow(True, first, narrow))
                 if fired.num_rows:
-                    yield fired.cast(schema) if fired.schema != schema else fired
+                    yield _as_schema(fired, schema)
 
         return pa.RecordBatchReader.from_batches(schema, matches())
 
@@ -394,3 +394,9 @@ def refuse_max_delay(max_delay: Any, runner: str) -> None:
             f"{runner} does not take max_delay: its row numbers index the input as given. Sort the input by "
             "time first (pyarrow: table.sort_by(time_field), a stable sort), or use run(..., max_delay=...)"
         )
+
+
+def _as_schema(batch: Any, schema: Any) -> Any:
+    """``batch`` in ``schema`` (the closed deadlines' batch, whose `variables` column
+    may be typed differently when it is empty)."""
+    return batch if batch.schema == schema else batch.cast(schema)

@@ -264,6 +264,17 @@ impl CompiledQuery {
         self.attributes.iter().zip(kinds).filter(|(_, k)| *k == Some(true)).map(|(a, _)| a.as_str()).collect()
     }
 
+    /// The attributes some event type declares `primary_time`: a reader that gets
+    /// time stamps as ISO 8601 text (a CSV, JSON lines) converts these, as it does
+    /// the time field it is given.
+    pub fn time_attributes(&self) -> Vec<&str> {
+        let mut time = vec![false; self.attributes.len()];
+        for &(slot, ty) in self.declared_reads.iter().flatten() {
+            time[slot as usize] |= ty == crate::value::AttrType::PrimaryTime;
+        }
+        self.attributes.iter().zip(time).filter(|(_, t)| *t).map(|(a, _)| a.as_str()).collect()
+    }
+
     /// Warnings collected by the checks.
     pub fn warnings(&self) -> &[Diagnostic] {
         &self.plan.warnings

@@ -85,6 +85,7 @@ impl NativeQuery {
         d.set_item("event_types", f.event_types)?;
         d.set_item("declared", f.declared)?;
         d.set_item("string_attributes", self.inner.string_attributes())?;
+        d.set_item("time_attributes", self.inner.time_attributes())?;
         d.set_item("fingerprint", f.fingerprint)?;
         Ok(d)
     }
