@@ -12,6 +12,7 @@ drawn from the sample, and the title says so.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, List, NamedTuple, Optional, Tuple
 
 #: Most complex events ``ceql run --plot`` keeps for the picture.
@@ -60,7 +61,7 @@ def check_matplotlib(path: Optional[str] = None) -> Optional[str]:
         return _EXTRA
     if path is None:
         return None
-    suffix = path.rsplit("/", 1)[-1].rpartition(".")[2].lower() if "." in path.rsplit("/", 1)[-1] else ""
+    suffix = Path(path).suffix.lstrip(".").lower()
     kinds = FigureCanvasBase.get_supported_filetypes()
     if suffix not in kinds:
         named = f"`.{suffix}` is not an image format matplotlib writes" if suffix else "it has no extension"
@@ -95,14 +96,10 @@ def partition_lanes(events: Any, groups: List[List[str]]) -> Tuple[Any, Optional
         return events, None
     if len(groups) == 1 and len(groups[0]) == 1:
         return events, groups[0][0]
+    from .plot import _column
+
     name = ", ".join(" | ".join(g) for g in groups)
-    if isinstance(events, list):
-        rows = events
-        values = [[r.get(a) for g in groups for a in g] for r in rows]
-    else:
-        values = list(zip(*[events.column(a).to_pylist() if a in events.column_names else [None] * events.num_rows
-                            for g in groups for a in g])) or [()] * events.num_rows
-    keys = [_key(list(v), groups) for v in values]
+    keys = [_key(list(v), groups) for v in zip(*[_column(events, a) for g in groups for a in g])]
     if isinstance(events, list):
         return [dict(r, **{name: k}) for r, k in zip(events, keys)], name
     import pyarrow as pa

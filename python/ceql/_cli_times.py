@@ -54,9 +54,8 @@ def iso_times(column: Any, field: str) -> Tuple[Any, Optional[BadTime]]:
         try:
             _cast(pa.array([value], column.type), pa.array([bool(zoned[row].as_py())]))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            bad = BadTime(row, field, value)
             head = pa.array(values[:row] + [None] * (len(values) - row), column.type)
-            return _cast(head, pc.fill_null(pc.match_substring_regex(head, _ZONE), False)), bad
+            return _cast(head, zoned), BadTime(row, field, value)
     raise AssertionError("a column that fails to convert has a value that fails")  # pragma: no cover
 
 
