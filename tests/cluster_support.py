@@ -1,7 +1,10 @@
 """A real Spark cluster for the ``cluster`` tests, from the pyspark wheel's own jars.
 
 * :class:`Cluster`: a standalone master and two workers on 127.0.0.1, started
-  with ``spark-class`` and stopped by the PIDs started here.
+  with ``spark-class`` and stopped by the PIDs started here. Every application
+  unpacks the packed environment (~380 MB) on each executor and on its driver;
+  :meth:`Cluster.clean` deletes what finished applications left, so that the
+  suite's disk use does not grow with the number of tests.
 * :func:`packed_env`: ceql shipped to the executors the documented way
   (docs/spark.md): a virtual environment with the ceql wheel and pandas, no
   pyspark, packed with ``venv-pack`` and given to ``spark-submit --archives``.
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -110,6 +114,9 @@ class Cluster:
         self.url = f"spark://{LOOPBACK}:{self.port}"
         self.master: Optional[subprocess.Popen] = None
         self.workers: List[Optional[subprocess.Popen]] = [None, None]
+        #: Scratch directories of the drivers submitted since the last :meth:`clean`.
+        self.driver_dirs: List[Path] = []
+        self.drivers_submitted = 0
 
     def _spawn(self, name: str, args: List[str], env: Optional[Dict[str, str]] = None) -> subprocess.Popen:
         log = self.workdir / f"{name}.log"
@@ -132,11 +139,12 @@ class Cluster:
         return self
 
     def start_worker(self, i: int) -> None:
-        """Starts worker ``i``; finished applications' directories are cleaned up
-        (``spark.worker.cleanup.enabled``), as docs/spark.md recommends."""
+        """Starts worker ``i`` with the cleanup of finished applications'
+        directories that docs/spark.md recommends (:meth:`clean` does not wait for it)."""
         work = self.workdir / f"work-{i}"
         work.mkdir(parents=True, exist_ok=True)
-        env = dict(self.env, SPARK_WORKER_OPTS="-Dspark.worker.cleanup.enabled=true -Dspark.worker.cleanup.interval=60")
+        opts = "-Dspark.worker.cleanup.enabled=true -Dspark.worker.cleanup.interval=60 -Dspark.worker.cleanup.appDataTtl=60"
+        env = dict(self.env, SPARK_WORKER_OPTS=opts)
         self.workers[i] = self._spawn(
             f"worker-{i}",
             ["org.apache.spark.deploy.worker.Worker", "--host", LOOPBACK, "--cores", str(WORKER_CORES), "--memory", WORKER_MEMORY,
@@ -147,6 +155,22 @@ class Cluster:
     def state(self) -> Dict[str, Any]:
         with urllib.request.urlopen(f"http://{LOOPBACK}:{self.ui_port}/json/", timeout=5) as r:
             return json.loads(r.read().decode())
+
+    def clean(self) -> None:
+        """Deletes the directories of the applications that have finished: their
+        executors' work directories (each with an unpacked archive) and the scratch
+        directories of the drivers submitted since the last call, which must all
+        have exited (a driver killed by a test leaves its unpacked archive there)."""
+        try:
+            done = {a["id"] for a in self.state().get("completedapps", [])}
+        except OSError:
+            done = set()
+        for app in self.workdir.glob("work-*/app-*"):
+            if app.name in done:
+                shutil.rmtree(app, ignore_errors=True)
+        for d in self.driver_dirs:
+            shutil.rmtree(d, ignore_errors=True)
+        self.driver_dirs.clear()
 
     def alive_workers(self) -> int:
         try:
@@ -205,6 +229,11 @@ class Cluster:
     def submit_command(self, args: List[str], *, archive: Optional[Path] = None, python: Optional[str] = None,
                        conf: Optional[Dict[str, str]] = None) -> Any:
         env = dict(self.env)
+        self.drivers_submitted += 1
+        scratch = self.workdir / "drivers" / f"driver-{self.drivers_submitted}"
+        scratch.mkdir(parents=True)
+        self.driver_dirs.append(scratch)
+        env["SPARK_LOCAL_DIRS"] = str(scratch)
         cmd = [str(spark_home() / "bin" / "spark-submit"), "--master", self.url]
         if archive is not None:
             env["PYSPARK_PYTHON"] = "./environment/bin/python"
@@ -323,6 +352,16 @@ def make_venv(path: Path, packages: List[str]) -> Path:
     return py
 
 
+def without_ceql(env: Path, path: Path) -> Path:
+    """A copy of the virtual environment ``env`` without ceql; its python. The copy
+    is made of hard links, so pyarrow and pandas take no second ~380 MB of disk;
+    pip's uninstall unlinks ceql's files from the copy only."""
+    subprocess.run(["cp", "-al", str(env), str(path)], check=True)
+    py = path / "bin" / "python"
+    subprocess.run([str(py), "-m", "pip", "uninstall", "-q", "-y", "ceql"], check=True)
+    return py
+
+
 def packed_env(workdir: Path, wheel: Path) -> Path:
     """docs/spark.md's recipe: the ceql wheel and pandas in a fresh venv (pyspark
     is not needed there: the workers put their own on the executors' path), packed
@@ -377,9 +416,9 @@ def _fixtures() -> Any:
         return packed_env(cluster_workdir, ceql_wheel(cluster_workdir))
 
     @pytest.fixture(scope="session")
-    def bare_python(cluster_workdir):
+    def bare_python(cluster_workdir, ceql_archive):
         """An interpreter with pyarrow and pandas but no ceql."""
-        return make_venv(cluster_workdir / "bare", ["pyarrow", "pandas<3"])
+        return without_ceql(cluster_workdir / "ceql_env", cluster_workdir / "bare")
 
     @pytest.fixture(scope="module")
     def connect_server(cluster, ceql_archive, cluster_workdir):

@@ -27,6 +27,13 @@ FILES = 8
 PER_FILE = 120
 
 
+@pytest.fixture(autouse=True)
+def clean_cluster(cluster):
+    """After each test, what its applications unpacked is deleted (Cluster.clean)."""
+    yield
+    cluster.clean()
+
+
 def stream_input(directory: Path, seed: int):
     """Files of a streaming source (one per micro-batch) and the flush event."""
     rows = ss.events(FILES * PER_FILE, 3, seed=seed)
