@@ -286,3 +286,41 @@ def test_query_run_says_an_exploding_query_raises_a_memory_error():
     doc = " ".join(ceql.Query.run.__doc__.split())
     assert "explodes runs slower" not in doc
     assert "explodes), the evaluation raises :class:`ceql.CeqlMemoryError`" in doc
+
+
+# -- options a user can get silently wrong ------------------------------------------------
+
+
+def test_input_given_twice_is_a_usage_error_not_the_last_file(tmp_path):
+    """argparse kept the last --input: the first file's events were never read."""
+    q = write(tmp_path / "q.ceql", "SELECT * FROM S WHERE A ; B WITHIN 3 EVENTS")
+    a = write(tmp_path / "a.csv", "type\nA\nB\n")
+    b = write(tmp_path / "b.csv", "type\nB\nA\n")
+    proc = ceql_run("--query", q, "--input", a, "--input", b)
+    assert proc.returncode == 2
+    assert "--input given twice" in proc.stderr and proc.stdout == ""
+
+
+WALL_CLOCK = "the events carry no time stamp"
+
+
+@pytest.mark.parametrize("query, extra, warned", [
+    # A duration, no time source: the window would read the moment each row is read.
+    ("SELECT * FROM S WHERE A ; B WITHIN 3 seconds", [], True),
+    ("SELECT * FROM S WHERE A ; ABSENT(C) FOR 2 seconds WITHIN 5 seconds", [], True),
+    ("SELECT * FROM S WHERE A ; B WITHIN 3 seconds", ["--quiet"], False),
+    ("SELECT * FROM S WHERE A ; B WITHIN 3 seconds", ["--time-field", "ts", "--time-unit", "s"], False),
+    ("CREATE STREAM S { EVENT A { ts: primary_time }, EVENT B { ts: primary_time } }\n"
+     "SELECT * FROM S WHERE A ; B WITHIN 3 seconds", [], False),
+    # No duration: positions only.
+    ("SELECT * FROM S WHERE A ; B WITHIN 3 EVENTS", [], False),
+    ("SELECT * FROM S WHERE A ; B WITHIN 3 [ts]", [], False),
+])
+def test_a_duration_without_time_stamps_is_warned_about(tmp_path, query, extra, warned):
+    q = write(tmp_path / "q.ceql", query)
+    data = write(tmp_path / "e.csv", "type,ts\nA,0\nB,10\n")
+    proc = ceql_run("--query", q, "--input", data, "--output", "-", *extra)
+    assert proc.returncode == 0, proc.stderr
+    assert (WALL_CLOCK in proc.stderr) == warned, proc.stderr
+    if "--time-field" in extra:
+        assert proc.stdout == "", "10 s apart: outside WITHIN 3 seconds"

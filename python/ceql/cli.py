@@ -96,6 +96,26 @@ def _compile_file(args: argparse.Namespace) -> Optional[Any]:
         return None
 
 
+#: A query that measures time, run on a file without time stamps, reads the
+#: ingestion wall clock (docs/language.md#s1-4): its windows then depend on how
+#: fast the file is read, which is almost never what a file's user means.
+WALL_CLOCK_WARNING = (
+    "warning: the query measures time (a WITHIN or FOR duration), but the events carry no time stamp: "
+    "each event's time is the moment it is read, so the result depends on how fast the file is read; "
+    "give the time column with --time-field (or a primary_time in --schema)"
+)
+
+
+class _Once(argparse.Action):
+    """An option that may be given once: ``--input a.csv --input b.csv`` would
+    otherwise read only ``b.csv``, without a word."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, self.dest, None) is not None:
+            parser.error(f"{option_string} given twice: ceql run reads one file (concatenate the files first)")
+        setattr(namespace, self.dest, values)
+
+
 def _located(text: str, args: argparse.Namespace) -> str:
     """A diagnostic's text with its location in the file it came from (the query
     file, or the ``--schema`` file) instead of ``query`` or ``schema``."""
@@ -123,6 +143,8 @@ def _run(args: argparse.Namespace) -> int:
         pass
 
     facts = query.describe()
+    if facts["window"] == "duration" and not args.time_field and not facts["time_attributes"] and not args.quiet:
+        tell(WALL_CLOCK_WARNING)
     times = ([args.time_field] if args.time_field else []) + facts["time_attributes"]  # ISO text read as time
     t0 = time.perf_counter()
     events, wide = read_events(Path(args.input), args.type_field, times, facts["string_attributes"])
@@ -351,7 +373,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run a query over a file of events")
     r.add_argument("--query", required=True, help="file with the CEQL query (may start with CREATE STREAM)")
-    r.add_argument("--input", required=True, help="events: .csv, .tsv, .jsonl or .parquet, in stream order")
+    r.add_argument("--input", required=True, action=_Once,
+                   help="events: .csv, .tsv, .jsonl or .parquet, in stream order (one file)")
     r.add_argument("--output", help="write matches as JSON lines to this file ('-' for stdout)")
     r.add_argument("--schema", help="file with CREATE STREAM declarations")
     r.add_argument("--time-field", help="column with the event time stamp (for WITHIN <duration>)")
@@ -369,7 +392,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     r.add_argument("--captures", action="store_true",
                    help="report which variable captured which event: a \"captures\" object per line "
                         "(one line per valuation, docs/language.md#s3-2a)")
-    r.add_argument("--quiet", action="store_true", help="hide the no-WITHIN warning")
+    r.add_argument("--quiet", action="store_true",
+                   help="hide the warnings about time: no WITHIN, or a duration without --time-field")
     r.add_argument("--plot", metavar="PATH", help="draw the matches on a timeline into this image (PNG, SVG, PDF; "
                    "needs the plot extra); beyond %d matches from an evenly spaced sample" % PLOT_MATCHES)
     e = sub.add_parser("explain", help="show what the compiler made of a query: text, Graphviz DOT or SVG")
