@@ -373,3 +373,25 @@ def test_cache_budgets_must_be_positive_integers(bad):
     np = pytest.importorskip("numpy")
     for good in (np.int64(1 << 20), 2**64 - 1):
         assert sorted(as_triples(q.run(EVENTS, max_cache_bytes=good, max_det_states=good))) == sorted(EXPECTED)
+
+
+def test_every_public_member_of_the_api_classes_has_its_own_docstring():
+    """help() and docs/api.md show these: a getter without one showed nothing, and
+    Match.deadline showed Match.start's sentence ("First position of the interval")."""
+    import inspect
+
+    missing = []
+    for name in dir(ceql):
+        cls = getattr(ceql, name)
+        if not inspect.isclass(cls) or name.startswith("_") or issubclass(cls, BaseException) or cls is ceql.CeqlWarning:
+            continue
+        for member in dir(cls):
+            value = getattr(cls, member, None)
+            if member.startswith("_") or value is None:
+                continue
+            doc = getattr(value, "__doc__", None)
+            if not doc or doc == type(value).__doc__:
+                missing.append(f"{name}.{member}")
+    assert missing == []
+    assert ceql.Match.start.__doc__.startswith("First position of the interval")
+    assert "ABSENT" in ceql.Match.deadline.__doc__ and "First position" not in ceql.Match.deadline.__doc__

@@ -96,6 +96,25 @@ def test_input_arrow_cannot_type_is_typed_from_the_values_and_refuses_two_types(
     assert e.value.field == "f"
 
 
+def test_integers_and_doubles_read_row_by_row_make_a_double_column_as_arrow_would():
+    """A JSON-like list with prices 1 and 2.5 is read row by row (Arrow would change
+    the keys 1 and 1.0 into one): its sum is 1 in one match and 3.5 in another. The
+    column is double, as run_arrow gives on an Arrow double column of the same
+    values; an integer that a double would change is an error, not a rounding."""
+    q = ceql.compile("SELECT sum(b.v) AS s, last(b.v) AS l FROM S WHERE (B AS b)+ ; C")
+    events = [{"type": "B", "v": 1}, {"type": "B", "v": 2.5}, {"type": "C"}]
+    # By hand: the complex events {B1, C}, {B2, C} and {B1, B2, C}; (sum, last).
+    expected = sorted([(1.0, 1.0), (2.5, 2.5), (3.5, 2.5)])
+    mixed = q.run_arrow(events)
+    assert mixed.schema.field("s").type == pa.float64() and mixed.schema.field("l").type == pa.float64()
+    assert sorted(zip(mixed.column("s").to_pylist(), mixed.column("l").to_pylist())) == expected
+    typed = q.run_arrow(pa.Table.from_pylist(events))
+    assert typed.column("s").to_pylist() == mixed.column("s").to_pylist()
+    with pytest.raises(ceql.CeqlEventError) as e:
+        q.run_arrow([{"type": "B", "v": 2**60 + 1}, {"type": "B", "v": 2.5}, {"type": "C"}])
+    assert e.value.field == "s" and "2^53" in str(e.value)
+
+
 def test_limit_and_consume_count_outputs_with_their_measures():
     q = ceql.compile(RUN + " LIMIT 1")
     assert len(q.run(EVENTS)) == 1

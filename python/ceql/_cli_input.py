@@ -128,7 +128,8 @@ def _format(path: Path) -> str:
         return "jsonl"
     if ".csv" in suffixes or ".tsv" in suffixes:
         return "tsv" if ".tsv" in suffixes else "csv"
-    raise UsageError(f"cannot tell the format of {path} from its name (use .csv, .tsv, .jsonl or .parquet)")
+    raise UsageError(f"cannot tell the format of {path} from its name "
+                     "(use .csv, .tsv, .jsonl, .ndjson or .json for JSON lines, .parquet or .pq)")
 
 
 def _read(path: Path, kind: str, text_columns: Sequence[str] = ()) -> Events:

@@ -108,22 +108,37 @@ def matches_table(matches: Any, schema: Any) -> Any:
 
 
 def _measure_type(name: str, values: List[Any], matches: Any) -> Any:
-    """The Arrow type of measure ``name`` from its values (``null`` if all are None);
-    a :class:`ceql.CeqlEventError` when they have two types."""
+    """The Arrow type of measure ``name`` from its values (``null`` if all are None).
+    Integers and doubles make a ``double`` column, as an Arrow double column of the
+    input would, when every integer is exact as a double (at most 2^53 in magnitude);
+    other mixes raise :class:`ceql.CeqlEventError` at the first match that breaks."""
     import pyarrow as pa
 
     types = {bool: pa.bool_(), int: pa.int64(), float: pa.float64(), str: pa.large_string()}
+    numeric = {pa.int64(), pa.float64()}
     found = None
     for v, m in zip(values, matches):
         if v is None:
             continue
         t = types[type(v)]
-        if found is None:
+        if found is None or (t == found):
             found = t
-        elif t != found:
-            from .errors import CeqlEventError
+            continue
+        if {t, found} == numeric and _exact_as_double(values):
+            found = pa.float64()
+            continue
+        from .errors import CeqlEventError
 
-            message = (f"measure `{name}` is {found} in an earlier match and {t} here; declare the "
-                       f"attribute's type (CREATE STREAM) to fix the column's type")
-            raise CeqlEventError(message, position=m.end, field=name, event_type=None, message=message)
+        message = (f"measure `{name}` is {found} in an earlier match and {t} here; declare the "
+                   f"attribute's type (CREATE STREAM) to fix the column's type")
+        if {t, found} == numeric:
+            message = (f"measure `{name}` is an integer in one match and a double in another, and an integer "
+                       f"beyond 2^53 would change as a double; declare the attribute's type (CREATE STREAM) "
+                       f"to fix the column's type")
+        raise CeqlEventError(message, position=m.end, field=name, event_type=None, message=message)
     return found if found is not None else pa.null()
+
+
+def _exact_as_double(values: List[Any]) -> bool:
+    """Whether every integer of ``values`` keeps its value as a double."""
+    return all(-(2**53) <= v <= 2**53 for v in values if type(v) is int)

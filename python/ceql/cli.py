@@ -374,7 +374,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     r = sub.add_parser("run", help="run a query over a file of events")
     r.add_argument("--query", required=True, help="file with the CEQL query (may start with CREATE STREAM)")
     r.add_argument("--input", required=True, action=_Once,
-                   help="events: .csv, .tsv, .jsonl or .parquet, in stream order (one file)")
+                   help="events: .csv, .tsv, .jsonl (also .ndjson or .json: one JSON object per line) "
+                        "or .parquet, in stream order (one file)")
     r.add_argument("--output", help="write matches as JSON lines to this file ('-' for stdout)")
     r.add_argument("--schema", help="file with CREATE STREAM declarations")
     r.add_argument("--time-field", help="column with the event time stamp (for WITHIN <duration>)")

@@ -126,7 +126,11 @@ class CeqlSnapshotError(CeqlError, ValueError):
 
 
 class CeqlWarning:
-    """A warning of the static checks (``W04xx``); ``str()`` is the rendered snippet."""
+    """A warning of the static checks (``W04xx``); ``str()`` is the rendered snippet.
+
+    Attributes: ``code`` (``"W0402"``...), ``message`` (one line), ``line`` and
+    ``column`` (1-based) and ``end_column`` of the span it points at, and ``rendered``
+    (the snippet with its caret, as ``str()`` gives it)."""
 
     __slots__ = ("code", "rendered", "line", "column", "end_column", "message")
 

@@ -78,8 +78,9 @@ class Query:
 
         ``time_field`` names the time stamp for duration windows (``WITHIN 10
         seconds``); numbers are in ``time_unit`` (``s``, ``ms``, ``us``, ``ns``),
-        datetimes and Arrow timestamps carry their unit. Time going backwards raises
-        :class:`ceql.CeqlEventError` unless ``late="drop"``.
+        datetimes and Arrow timestamps carry their unit. Under a duration window, time
+        going backwards raises :class:`ceql.CeqlEventError` unless ``late="drop"``
+        (other windows read no time stamps).
 
         ``max_cache_bytes`` / ``max_det_states`` bound the lazy determinization cache
         (defaults 64 MiB / 4096 states), the det-states that live runs are in

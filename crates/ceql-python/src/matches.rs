@@ -71,17 +71,17 @@ impl Match {
     }
 
     /// First position of the interval.
+    #[getter]
+    fn start(&self) -> u64 {
+        self.get().start
+    }
+
     /// For a query ending with `ABSENT(...) FOR d`: the deadline that ended the match
     /// (the time stamp of its last event plus `d`, nanoseconds since the epoch, as the
     /// window's time stamps); `None` for other queries.
     #[getter]
     fn deadline(&self) -> Option<i64> {
         self.shared.deadlines.as_ref().and_then(|d| d.get(self.index).copied())
-    }
-
-    #[getter]
-    fn start(&self) -> u64 {
-        self.get().start
     }
 
     /// Last position of the interval (the event at which the match was reported).
