@@ -379,6 +379,9 @@ class Stream:
             held, next_tag = rest if version >= 3 else ([], 0)
         except Exception as e:  # a payload this version did not write
             raise CeqlSnapshotError(f"the snapshot's event data cannot be read: {e}", code="SNAPSHOT") from None
+        if not isinstance(first, int) or first > native.horizon() or first + len(events) != native.next_position():
+            # The engine would report positions whose events the stream does not hold.
+            raise CeqlSnapshotError("the snapshot's events do not match its evaluation state", code="SNAPSHOT")
         stream = cls(query, native)
         stream._chunks.append(first, ListSource(events, offset=first))
         stream._held = dict(held)

@@ -389,10 +389,40 @@ impl DetCache {
         PortableDet { states: key[..self.words].to_vec(), extra }
     }
 
+    /// Interns the det-state of a restored run (an entry of `T`): `None` unless it
+    /// fits this automaton, holds some state, and not `q0`, which only the virtual
+    /// det-state holds (C1). Snapshots are checked so because the hot loop trusts
+    /// det ids ([`DetCache::lookup`]): a virtual det-state without `q0`, say, would
+    /// step to [`DetId::DEAD`] and be looked up past the end of the table.
+    pub fn import_run(&mut self, p: &PortableDet) -> Option<DetId> {
+        (!bitset::is_empty(&p.states) && !holds_q0(&p.states)).then_some(())?;
+        self.import(p)
+    }
+
+    /// Interns the restored virtual det-state of a partition: `None` unless it fits
+    /// this automaton and holds `q0` (see [`DetCache::import_run`]).
+    pub fn import_virtual(&mut self, p: &PortableDet) -> Option<DetId> {
+        holds_q0(&p.states).then_some(())?;
+        self.import(p)
+    }
+
+    /// Whether `bits` names states of the automaton only (none at or past `num_states`).
+    fn names_states(&self, bits: &[u64]) -> bool {
+        bits.len() == self.words && bitset::iter(bits).all(|q| q < self.cea.num_states)
+    }
+
     /// Interns a det-state given in portable form; `None` if it does not fit
-    /// this automaton.
+    /// this automaton (a state, or a preorder block, beyond its states).
     pub fn import(&mut self, p: &PortableDet) -> Option<DetId> {
-        if p.states.len() != self.words {
+        if !self.names_states(&p.states) {
+            return None;
+        }
+        let blocks_fit = match self.kind {
+            StrategyKind::All => true,
+            StrategyKind::Next | StrategyKind::Last => p.extra.chunks(self.words).all(|b| self.names_states(b)),
+            StrategyKind::Max => self.names_states(&p.extra),
+        };
+        if !blocks_fit {
             return None;
         }
         let mut key = p.states.clone();
@@ -481,6 +511,11 @@ impl DetCache {
     }
 }
 
+/// Whether a det-state's states hold the initial state `q0` (state 0).
+fn holds_q0(states: &[u64]) -> bool {
+    !states.is_empty() && bitset::test(states, 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -524,6 +559,26 @@ mod tests {
         c.step(m, b);
         assert_eq!(c.stats().misses, 2);
         assert_eq!(c.stats().hits, 1);
+    }
+
+    #[test]
+    fn restored_det_states_are_checked_against_their_role() {
+        for kind in [StrategyKind::All, StrategyKind::Next, StrategyKind::Last, StrategyKind::Max] {
+            let mut c = DetCache::new(seq_ab(), kind, &[0, 0], CacheConfig::default());
+            let a = c.class_of(0, &[0]);
+            let marked = c.step(DetId::INITIAL, a).marked();
+            let run = c.export(marked);
+            let virtual_det = c.export(DetId::INITIAL);
+            assert!(c.import_run(&run).is_some() && c.import_virtual(&virtual_det).is_some());
+            // The roles swapped: a run holding q0, a virtual det-state without it.
+            assert_eq!(c.import_run(&virtual_det), None, "{kind:?}");
+            assert_eq!(c.import_virtual(&run), None, "{kind:?}");
+            // No state at all, and a state beyond the automaton's three.
+            let empty = PortableDet { states: vec![0], extra: run.extra.clone() };
+            assert_eq!(c.import_run(&empty), None);
+            let beyond = PortableDet { states: vec![run.states[0] | 1 << 3], extra: run.extra.clone() };
+            assert_eq!(c.import_run(&beyond), None);
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! det-state as its set of automaton states; the cache is rebuilt lazily.
 
 use super::{LatePolicy, Partitions, Runtime, RuntimeOptions, RuntimeStats};
+use crate::cea::{LABEL_SHIFT, POSITION_MASK};
 use crate::det::{CacheConfig, CacheStats, PortableDet};
 use crate::query::CompiledQuery;
 use crate::tecs::{Arena, Item, Node};
@@ -162,6 +163,14 @@ impl Runtime {
             return Err(SnapshotError("it was taken from a different query (text, schema or options differ)".into()));
         }
         let o = state.options;
+        // Options the API refuses are damage here: a budget of 0 holds no state, and a
+        // reorder buffer needs a time stamp.
+        if o.max_cache_bytes == 0 || o.max_det_states == 0 || o.max_state_bytes == Some(0) {
+            return Err(SnapshotError("a memory budget of 0".into()));
+        }
+        if state.reorder.is_some() && o.time_field.is_none() && query.primary_time.iter().all(Option::is_none) {
+            return Err(SnapshotError("a reorder buffer without a time stamp".into()));
+        }
         let options = RuntimeOptions {
             time_field: o.time_field,
             time_unit_nanos: o.time_unit_nanos,
@@ -194,6 +203,15 @@ impl Runtime {
         rt.state.arena = Arena::import(state.arena_base, &state.nodes, state.max_w);
         rt.state.partitions = Partitions::new(rt.config.query.is_partitioned());
         let malformed = || SnapshotError("malformed det-state".into());
+        let roots = state.partitions.iter().chain(&state.evicted).flat_map(|p| &p.entries).flat_map(|(_, ul)| ul);
+        let query = &rt.config.query;
+        let labels = query.residual.as_ref().map_or(query.labels.len(), |r| r.to_user.len()) as u64;
+        let fits = |a: u64| (a & POSITION_MASK) < state.position && (a >> LABEL_SHIFT) < labels.max(1);
+        if !rt.state.arena.well_formed(roots.map(|item| item.node), fits) {
+            return Err(SnapshotError(
+                "malformed tECS: a node refers to a newer node or to a position not seen".into(),
+            ));
+        }
         let evicted = state.evicted.into_iter().map(|p| (p, false));
         for (p, linked) in state.partitions.into_iter().map(|p| (p, true)).chain(evicted) {
             let pid = rt.state.partitions.get_or_create(&p.key, p.epoch);
@@ -202,9 +220,9 @@ impl Runtime {
                 if ul.is_empty() {
                     return Err(malformed());
                 }
-                table.push(super::Entry::new(rt.state.cache.import(&det).ok_or_else(malformed)?, ul));
+                table.push(super::Entry::new(rt.state.cache.import_run(&det).ok_or_else(malformed)?, ul));
             }
-            let virtual_det = rt.state.cache.import(&p.virtual_det).ok_or_else(malformed)?;
+            let virtual_det = rt.state.cache.import_virtual(&p.virtual_det).ok_or_else(malformed)?;
             let part = rt.state.partitions.get_mut(pid);
             part.dets = super::partition::dets_of(&table);
             part.table = table;

@@ -3,6 +3,7 @@
 //! and union-lists that keep every update constant-time.
 
 mod arena;
+mod check;
 mod node;
 #[cfg(test)]
 mod tests;

@@ -126,3 +126,25 @@ fn a_union_whose_right_child_was_reclaimed_skips_it() {
     let want = [(w as u64, vec![w as u64]), (w as u64, vec![w as u64 + 1])].into_iter().collect();
     assert_eq!(enumerate(&a, both, w as u64 + 2, w - 1), want);
 }
+
+#[test]
+fn restored_nodes_must_form_a_dag_over_issued_positions() {
+    let mut a = Arena::new();
+    let b = a.bottom(3, 3);
+    let o = a.output(4, b, 3);
+    let o5 = a.output(5, b, 3);
+    let u = a.union(Item { node: o, max: 3 }, Item { node: o5, max: 3 }).node;
+    let below = |limit: u64| move |w: u64| w < limit;
+    assert!(a.well_formed([u, o, b], below(6)));
+    assert!(!a.well_formed([u], below(5)), "position 5 was not issued");
+    // A reference to a node not allocated yet, and a node whose child is itself.
+    let ahead = crate::tecs::NodeRef::new(a.ids().end, NodeKind::Output, 0, 0);
+    assert!(!a.well_formed([ahead], below(6)));
+    let own = a.output(6, b, 3);
+    let looped = a.output(7, own, 3);
+    let mut nodes = a.export().1;
+    let at = (looped.id() - a.ids().start) as usize;
+    nodes[at].b = looped.0;
+    let forged = Arena::import(a.ids().start, &nodes, 0);
+    assert!(!forged.well_formed([looped], below(8)), "a cycle is refused, not followed");
+}
