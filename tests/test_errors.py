@@ -113,3 +113,18 @@ def test_errors_without_schema_are_still_static_when_literals_decide():
     with pytest.raises(ceql.CeqlNameError) as info:
         ceql.compile("SELECT C FROM S WHERE A ; B")
     assert info.value.code == "E0203"
+
+
+def test_an_integer_too_large_to_print_is_named_by_its_size():
+    """Python refuses str() of an int beyond 4,300 digits: the message said
+    ``integer <unprintable int object>``. Long ones are shortened."""
+    q = ceql.compile("SELECT * FROM S WHERE A FILTER A[x > 1]")
+    texts = []
+    for v in (2**64, -(2**200), 10**5000):
+        with pytest.raises(ceql.CeqlEventError) as e:
+            q.run([{"type": "A", "x": v}])
+        assert e.value.field == "x"
+        texts.append(str(e.value))
+    assert "integer 18446744073709551616 does not fit in 64 bits" in texts[0]
+    assert "integer -1606938044258990275... (61 digits) does not fit" in texts[1]
+    assert "integer of 16610 bits does not fit in 64 bits" in texts[2] and "unprintable" not in texts[2]

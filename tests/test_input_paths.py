@@ -275,3 +275,18 @@ def test_a_null_key_attribute_counts_as_absent_on_every_path():
     outcomes["push_batch(arrow)"] = outcome(lambda: q.stream().push_batch(table))
     assert outcomes["run"] == ("ok", ((0, 1, (0, 1)),))
     assert {k: v for k, v in outcomes.items() if v != outcomes["run"]} == {}
+
+
+def test_a_stream_field_missing_in_every_event_names_no_stream_on_every_path():
+    """As dicts, ``stream: None`` is an event without a stream; as a table the same
+    events made a column of Arrow's null type (pandas: all-NaN floats), which was
+    refused as "not a string column". By hand: A then B, one match (0, 1)."""
+    q = ceql.compile("SELECT * FROM S WHERE A ; B")
+    events = [{"type": "A", "stream": None}, {"type": "B"}]
+    want = [(0, 1, (0, 1))]
+    for data in (events, pa.Table.from_pylist(events), pd.DataFrame(events)):
+        assert [(m.start, m.end, m.positions) for m in q.run(data)] == want
+    assert q.run_arrow(events).column("positions").to_pylist() == [[0, 1]]
+    assert [(m.start, m.end, m.positions) for m in q.stream().push_many(pa.Table.from_pylist(events))] == want
+    with pytest.raises(ceql.CeqlEventError, match="`stream` must be a string column"):
+        q.run(pa.table({"type": ["A", "B"], "stream": pa.array([1, None])}))

@@ -44,5 +44,25 @@ pub fn to_value(obj: &Bound<'_, PyAny>) -> Result<Value, String> {
 
 /// A Python int as a 64-bit integer, or an error naming it.
 fn int_value(obj: &Bound<'_, PyAny>) -> Result<Value, String> {
-    obj.extract::<i64>().map(Value::Int).map_err(|_| format!("integer {obj} does not fit in 64 bits"))
+    obj.extract::<i64>().map(Value::Int).map_err(|_| format!("integer {} does not fit in 64 bits", int_text(obj)))
+}
+
+/// A big int as the error shows it: its digits, shortened beyond 40; by its size
+/// where Python refuses to print it (more than 4,300 digits by default).
+fn int_text(obj: &Bound<'_, PyAny>) -> String {
+    match obj.str() {
+        Ok(text) => {
+            let text = text.to_string_lossy();
+            let digits = text.trim_start_matches('-').len();
+            if text.len() <= 40 {
+                text.into_owned()
+            } else {
+                format!("{}... ({digits} digits)", &text[..20])
+            }
+        }
+        Err(_) => match obj.call_method0("bit_length").and_then(|b| b.extract::<u64>()) {
+            Ok(bits) => format!("of {bits} bits"),
+            Err(_) => "(too large to print)".to_string(),
+        },
+    }
 }

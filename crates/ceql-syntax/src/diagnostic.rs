@@ -67,7 +67,10 @@ impl Diagnostic {
         };
         let gutter = loc.line.to_string().len();
         let pad = " ".repeat(gutter);
-        let text = line_text(source, loc.line);
+        // A CR or VT inside the line (whitespace, not a line end: docs/language.md#s2-1)
+        // would move a terminal's cursor and garble the snippet: shown as a space.
+        let text: String =
+            line_text(source, loc.line).chars().map(|c| if matches!(c, '\r' | '\u{0B}') { ' ' } else { c }).collect();
         // Tabs before the caret are kept so the caret lines up in a terminal.
         let lead: String = text.chars().take(loc.column - 1).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
         let carets = "^".repeat(loc.end_column - loc.column);
@@ -95,6 +98,16 @@ mod tests {
         let d = Diagnostic::error("E0201", "unknown event type `SEL`", Span::new(start, start + 3))
             .with_label("not declared in any stream of FROM (declared: BUY, SELL)");
         let expected = "error[E0201]: unknown event type `SEL`\n --> query:2:7\n  |\n2 | WHERE SEL AS s ; BUY AS b\n  |       ^^^ not declared in any stream of FROM (declared: BUY, SELL)";
+        assert_eq!(d.render(src, "query"), expected);
+    }
+
+    #[test]
+    fn a_carriage_return_inside_a_line_is_shown_as_a_space() {
+        // CR alone is whitespace, not a line end (a `--` comment runs past it).
+        let src = "SELECT *\rFROM S\rWHERE A ; ;\rB";
+        let start = src.rfind(';').unwrap();
+        let d = Diagnostic::error("E0100", "unexpected `;`", Span::new(start, start + 1));
+        let expected = "error[E0100]: unexpected `;`\n --> query:1:27\n  |\n1 | SELECT * FROM S WHERE A ; ; B\n  |                           ^";
         assert_eq!(d.render(src, "query"), expected);
     }
 }

@@ -49,6 +49,9 @@ impl Runtime {
             )
         })?;
         let streams = match col("stream") {
+            // A column with no value (Arrow's null type, or pandas' all-NaN floats)
+            // names no stream, as the dicts without one it came from.
+            Some(c) if c.logical_null_count() == c.len() => None,
             Some(c) => Some(StrColumn::of(c).ok_or_else(|| {
                 EventError::new(
                     self.next_position(),
