@@ -290,3 +290,19 @@ def test_a_stream_field_missing_in_every_event_names_no_stream_on_every_path():
     assert [(m.start, m.end, m.positions) for m in q.stream().push_many(pa.Table.from_pylist(events))] == want
     with pytest.raises(ceql.CeqlEventError, match="`stream` must be a string column"):
         q.run(pa.table({"type": ["A", "B"], "stream": pa.array([1, None])}))
+
+
+def test_dictionary_encoded_numbers_read_as_their_values_on_every_path():
+    """A pandas Categorical of ints (an Arrow dictionary of int64) was refused as a
+    column type the engine does not read; the same values as plain ints matched. By
+    hand: keys 1 and 2, A then B in each: matches (0, 2) and (1, 3)."""
+    q = ceql.compile("SELECT * FROM S WHERE A ; B PARTITION BY [k] WITHIN 5 EVENTS")
+    frame = pd.DataFrame({"type": ["A", "A", "B", "B"], "k": pd.Categorical([1, 2, 1, 2])})
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    assert pa.types.is_dictionary(table.schema.field("k").type)
+    want = [(0, 2), (1, 3)]
+    for data in (frame, table):
+        assert [m.positions for m in q.run(data)] == want
+        assert q.run_arrow(data).column("positions").to_pylist() == [list(p) for p in want]
+        assert [m.positions for m in q.stream().push_many(data)] == want
+    assert q.run(table)[0].events == [{"type": "A", "k": 1}, {"type": "B", "k": 1}]

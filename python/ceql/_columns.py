@@ -142,8 +142,9 @@ def pandas_to_arrow(frame: Any) -> Any:
 def without_float16(data: Any) -> Any:
     """Arrow data (a pyarrow Table, RecordBatch or RecordBatchReader) with every
     half-float column, also inside lists and structs, cast to double: exactly, as
-    ``np.float16`` values are read as Python floats. The engine has no half-float
-    columns; other data, and data without any, is returned as it is."""
+    ``np.float16`` values are read as Python floats; and dictionary-encoded numbers
+    (or other non-string values) decoded. The engine has neither; other data, and
+    data without any, is returned as it is."""
     import pyarrow as pa
 
     if not isinstance(data, (pa.Table, pa.RecordBatch, pa.RecordBatchReader)):
@@ -167,11 +168,16 @@ def widened_array(array: Any) -> Any:
 
 
 def _widened(t: Any) -> Any:
-    """``t`` with float16 replaced by float64, in lists and structs too."""
+    """``t`` with float16 replaced by float64, in lists and structs too, and a
+    dictionary of other values than strings (a pandas ``Categorical`` of numbers)
+    replaced by its values' type: the engine reads dictionaries of strings only."""
     import pyarrow as pa
 
     if pa.types.is_float16(t):
         return pa.float64()
+    if pa.types.is_dictionary(t) and not (pa.types.is_string(t.value_type) or pa.types.is_large_string(t.value_type)
+                                          or pa.types.is_string_view(t.value_type)):
+        return _widened(t.value_type)
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
         value = t.value_field.with_type(_widened(t.value_type))
         if pa.types.is_fixed_size_list(t):
