@@ -128,3 +128,17 @@ def test_snapshots_damaged_behind_a_valid_checksum_are_refused_not_crashes():
     ends = eval(proc.stdout.strip().splitlines()[-1])
     assert set(ends) <= {"restored", "refused"}, ends
     assert ends.get("refused", 0) > 100, ends
+
+
+def test_a_snapshot_of_events_that_cannot_be_pickled_raises_the_snapshot_error():
+    """pickle's own RecursionError or PicklingError escaped from Stream.snapshot."""
+    q = ceql.compile("SELECT * FROM S WHERE A ; B WITHIN 5 EVENTS")
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    for value in (deep, lambda: 1):
+        s = q.stream()
+        s.push({"type": "A", "x": value})
+        with pytest.raises(ceql.CeqlSnapshotError, match="cannot take a snapshot"):
+            s.snapshot()
+        assert [m.positions for m in s.push({"type": "B"})] == [(0, 1)], "the stream goes on"

@@ -122,7 +122,8 @@ class CeqlInternalError(CeqlError):
 
 
 class CeqlSnapshotError(CeqlError, ValueError):
-    """Snapshot bytes that cannot be restored (wrong format, version or query)."""
+    """Snapshot bytes that cannot be restored (wrong format, version or query, or
+    damaged), or a snapshot that cannot be taken (retained events that cannot be pickled)."""
 
 
 class CeqlWarning:

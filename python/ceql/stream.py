@@ -346,11 +346,17 @@ class Stream:
     def snapshot(self) -> bytes:
         """The stream's state as bytes (versioned format). It contains the engine
         state and the retained event data (pickled), so only restore snapshots you
-        produced yourself."""
+        produced yourself. A retained event that cannot be pickled (a value nested
+        beyond Python's recursion limit, a function) raises
+        :class:`ceql.CeqlSnapshotError`."""
         native = self._native.snapshot()
         first, events = self._retained()
         held = [(tag, self._held[tag]) for tag in self._native.held_tags()]
-        payload = pickle.dumps((first, events, held, self._next_tag), protocol=4)
+        try:
+            payload = pickle.dumps((first, events, held, self._next_tag), protocol=4)
+        except (RecursionError, pickle.PicklingError, TypeError, AttributeError) as e:
+            message = f"cannot take a snapshot: the events the stream keeps cannot be pickled ({type(e).__name__}: {e})"
+            raise CeqlSnapshotError(message, code="SNAPSHOT") from None
         body = _MAGIC + struct.pack("<HQ", _VERSION, len(native)) + native + payload
         return body + struct.pack("<I", zlib.crc32(body))
 
