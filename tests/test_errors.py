@@ -128,3 +128,15 @@ def test_an_integer_too_large_to_print_is_named_by_its_size():
     assert "integer 18446744073709551616 does not fit in 64 bits" in texts[0]
     assert "integer -1606938044258990275... (61 digits) does not fit" in texts[1]
     assert "integer of 16610 bits does not fit in 64 bits" in texts[2] and "unprintable" not in texts[2]
+
+
+def test_a_leading_byte_order_mark_is_not_part_of_the_query():
+    """Text read with open() from a file saved with a BOM starts with U+FEFF, which
+    was E0100 "unexpected token"; the CLI already read query files as utf-8-sig."""
+    plain = ceql.compile("SELECT * FROM S WHERE A ; B")
+    q = ceql.compile("\ufeffSELECT * FROM S WHERE A ; B", "\ufeffCREATE STREAM S { EVENT A { x: int }, EVENT B { x: int } }")
+    events = [{"type": "A", "x": 1}, {"type": "B", "x": 2}]
+    assert [m.positions for m in q.run(events)] == [m.positions for m in plain.run(events)] == [(0, 1)]
+    with pytest.raises(ceql.CeqlSyntaxError) as e:
+        ceql.compile("\ufeffSELECT * FROM S WHERE A ; ; B")
+    assert (e.value.line, e.value.column) == (1, 27)

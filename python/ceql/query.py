@@ -23,8 +23,13 @@ def compile(text: str, schema: Optional[str] = None, *, compat_ignore_strategy: 
     text itself may also start with ``CREATE STREAM`` declarations.
 
     Raises :class:`ceql.CeqlSyntaxError` or a :class:`ceql.CeqlSemanticError`
-    subclass with ``code``, ``line`` and ``column``.
+    subclass with ``code``, ``line`` and ``column``. A leading byte-order mark (text
+    read from a file an editor saved with one) is not part of the query.
     """
+    if isinstance(text, str):
+        text = text.removeprefix("\ufeff")
+    if isinstance(schema, str):
+        schema = schema.removeprefix("\ufeff")
     native = _ceql.NativeQuery(text, schema, compat_ignore_strategy)
     return Query(native, text, schema)
 
