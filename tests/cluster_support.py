@@ -163,7 +163,7 @@ class Cluster:
         have exited (a driver killed by a test leaves its unpacked archive there)."""
         try:
             done = {a["id"] for a in self.state().get("completedapps", [])}
-        except OSError:
+        except (OSError, ValueError):
             done = set()
         for app in self.workdir.glob("work-*/app-*"):
             if app.name in done:

@@ -153,3 +153,32 @@ def test_routed_next_is_split_and_chooses_per_key(spark):
     out = cs.detect(frame(spark, rows), query, time_field="ts", order_field="offset")
     assert "hashpartitioning(__ceql_route" in out._jdf.queryExecution().executedPlan().toString()
     ss.assert_same(ss.collect(out, key=None), expected)
+
+
+def test_key_attributes_of_two_kinds_keep_one_task_and_the_single_process_error(spark, caplog):
+    """ORDER keyed by a bigint, PAYMENT by a string: in one process the payment meets
+    the held substream of order 1 and raises (docs/language.md#s3-4b). Split by key,
+    "i1" and "sx" went to different tasks with 200 shuffle partitions and the answer
+    was silently empty; the glue now keeps such a query in one task."""
+    import ceql
+    import ceql.spark as cs
+
+    q = "SELECT * FROM S WHERE ORDER AS o ; PAYMENT AS p FILTER p[order_id = o.id2] WITHIN 1 hour"
+    rows = [(0, "ORDER", 1, None, 100, 0), (1, "PAYMENT", None, "x", 101, 0),
+            (2, "ORDER", 2, None, 102, 0), (3, "PAYMENT", None, "2", 103, 0)]
+    schema = "id long, type string, id2 long, order_id string, ts long, off long"
+    with pytest.raises(ceql.CeqlEventError, match="string"):
+        ceql.compile(q).run([dict(zip(["id", "type", "id2", "order_id", "ts", "off"], r)) for r in rows],
+                            time_field="ts", time_unit="s")
+    saved = {k: spark.conf.get(k) for k in ("spark.sql.adaptive.enabled", "spark.sql.shuffle.partitions")}
+    spark.conf.set("spark.sql.adaptive.enabled", "false")
+    spark.conf.set("spark.sql.shuffle.partitions", "200")
+    try:
+        with caplog.at_level(logging.WARNING, logger="ceql.spark"):
+            out = cs.detect(spark.createDataFrame(rows, schema), q, time_field="ts", order_field="off", time_unit="s")
+        assert [r for r in caplog.records if "two kinds" in r.getMessage()]
+        with pytest.raises(Exception, match="cannot compare a string with a number"):
+            out.collect()
+    finally:
+        for k, v in saved.items():
+            spark.conf.set(k, v)

@@ -167,6 +167,14 @@ def widened_array(array: Any) -> Any:
     return array if wide.equals(array.type) else array.cast(wide)
 
 
+def _is_text(t: Any) -> bool:
+    """Whether ``t`` is a string type (string views exist from pyarrow 16 on)."""
+    import pyarrow as pa
+
+    is_view = getattr(pa.types, "is_string_view", lambda _: False)
+    return pa.types.is_string(t) or pa.types.is_large_string(t) or is_view(t)
+
+
 def _widened(t: Any) -> Any:
     """``t`` with float16 replaced by float64, in lists and structs too, and a
     dictionary of other values than strings (a pandas ``Categorical`` of numbers)
@@ -175,8 +183,7 @@ def _widened(t: Any) -> Any:
 
     if pa.types.is_float16(t):
         return pa.float64()
-    if pa.types.is_dictionary(t) and not (pa.types.is_string(t.value_type) or pa.types.is_large_string(t.value_type)
-                                          or pa.types.is_string_view(t.value_type)):
+    if pa.types.is_dictionary(t) and not _is_text(t.value_type):
         return _widened(t.value_type)
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
         value = t.value_field.with_type(_widened(t.value_type))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any, Dict, List
 
 from ._inputs import refuse_duplicate_columns, rereadable_arrow
 
@@ -111,34 +111,28 @@ def _measure_type(name: str, values: List[Any], matches: Any) -> Any:
     """The Arrow type of measure ``name`` from its values (``null`` if all are None).
     Integers and doubles make a ``double`` column, as an Arrow double column of the
     input would, when every integer is exact as a double (at most 2^53 in magnitude);
-    other mixes raise :class:`ceql.CeqlEventError` at the first match that breaks."""
+    other mixes raise :class:`ceql.CeqlEventError` at the first match that breaks:
+    the first of a second kind, or the one holding an integer beyond 2^53."""
     import pyarrow as pa
 
     types = {bool: pa.bool_(), int: pa.int64(), float: pa.float64(), str: pa.large_string()}
-    numeric = {pa.int64(), pa.float64()}
-    found = None
+    first: Dict[Any, Any] = {}  # type -> the first match with a value of it
     for v, m in zip(values, matches):
-        if v is None:
-            continue
-        t = types[type(v)]
-        if found is None or (t == found):
-            found = t
-            continue
-        if {t, found} == numeric and _exact_as_double(values):
-            found = pa.float64()
-            continue
-        from .errors import CeqlEventError
+        if v is not None:
+            first.setdefault(types[type(v)], m)
+    if len(first) <= 1:
+        return next(iter(first), pa.null())
+    from .errors import CeqlEventError
 
-        message = (f"measure `{name}` is {found} in an earlier match and {t} here; declare the "
-                   f"attribute's type (CREATE STREAM) to fix the column's type")
-        if {t, found} == numeric:
-            message = (f"measure `{name}` is an integer in one match and a double in another, and an integer "
-                       f"beyond 2^53 would change as a double; declare the attribute's type (CREATE STREAM) "
-                       f"to fix the column's type")
-        raise CeqlEventError(message, position=m.end, field=name, event_type=None, message=message)
-    return found if found is not None else pa.null()
-
-
-def _exact_as_double(values: List[Any]) -> bool:
-    """Whether every integer of ``values`` keeps its value as a double."""
-    return all(-(2**53) <= v <= 2**53 for v in values if type(v) is int)
+    if set(first) == {pa.int64(), pa.float64()}:
+        beyond = next((m for v, m in zip(values, matches) if type(v) is int and not -(2**53) <= v <= 2**53), None)
+        if beyond is None:
+            return pa.float64()
+        message = (f"measure `{name}` is an integer in one match and a double in another, and this integer is "
+                   f"beyond 2^53, which a double would change; declare the attribute's type (CREATE STREAM) to "
+                   f"fix the column's type")
+        raise CeqlEventError(message, position=beyond.end, field=name, event_type=None, message=message)
+    (found, _), (t, m) = list(first.items())[:2]  # in match order: the first kind, then the first other one
+    message = (f"measure `{name}` is {found} in an earlier match and {t} here; declare the "
+               f"attribute's type (CREATE STREAM) to fix the column's type")
+    raise CeqlEventError(message, position=m.end, field=name, event_type=None, message=message)

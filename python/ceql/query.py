@@ -85,7 +85,7 @@ class Query:
         seconds``); numbers are in ``time_unit`` (``s``, ``ms``, ``us``, ``ns``),
         datetimes and Arrow timestamps carry their unit. Under a duration window, time
         going backwards raises :class:`ceql.CeqlEventError` unless ``late="drop"``
-        (other windows read no time stamps).
+        (other windows read no time stamps, unless ``max_delay`` orders by them).
 
         ``max_cache_bytes`` / ``max_det_states`` bound the lazy determinization cache
         (defaults 64 MiB / 4096 states), the det-states that live runs are in

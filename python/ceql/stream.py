@@ -385,8 +385,9 @@ class Stream:
             held, next_tag = rest if version >= 3 else ([], 0)
         except Exception as e:  # a payload this version did not write
             raise CeqlSnapshotError(f"the snapshot's event data cannot be read: {e}", code="SNAPSHOT") from None
-        if not isinstance(first, int) or first > native.horizon() or first + len(events) != native.next_position():
-            # The engine would report positions whose events the stream does not hold.
+        if not _matches_engine(native, first, events, held):
+            # The engine would report positions (or release held events) whose events
+            # the stream does not hold.
             raise CeqlSnapshotError("the snapshot's events do not match its evaluation state", code="SNAPSHOT")
         stream = cls(query, native)
         stream._chunks.append(first, ListSource(events, offset=first))
@@ -415,3 +416,14 @@ class Stream:
         with self._lock:
             position = "(busy)" if self._busy else self._native.next_position()
         return f"<ceql.Stream position={position} of {self.query!r}>"
+
+
+def _matches_engine(native: Any, first: Any, events: Any, held: Any) -> bool:
+    """Whether a restored snapshot's pickled events are those its engine state
+    needs: the retained ones from the horizon to the next position, and the events
+    the reorder buffer holds, by tag."""
+    try:
+        return (isinstance(first, int) and first <= native.horizon() and first + len(events) == native.next_position()
+                and sorted(tag for tag, _ in held) == sorted(native.held_tags()))
+    except (TypeError, ValueError):
+        return False

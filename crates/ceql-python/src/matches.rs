@@ -48,7 +48,12 @@ impl Match {
         let m = self.get();
         let mut pairs: Vec<(&str, Vec<u64>)> = Vec::new();
         for (&p, &l) in m.positions.iter().zip(m.labels) {
-            for name in &names[l as usize] {
+            // A label the query does not have can only come from a damaged snapshot
+            // that passed its checks: an error, not a panic.
+            let vars = names.get(l as usize).ok_or_else(|| {
+                PyValueError::new_err(format!("the match's capture label {l} is not one of the query's"))
+            })?;
+            for name in vars {
                 match pairs.iter_mut().find(|(n, _)| n == name) {
                     Some((_, ps)) => ps.push(p),
                     None => pairs.push((name, vec![p])),

@@ -299,7 +299,10 @@ def routing_key(df: Any, plan: QueryPlan, type_field: str) -> Any:
     integer. NaN, NULL, a type without a key attribute, and a type the query does not
     read get NULL: the engine finds them keyless wherever they land. A double of
     magnitude 2^53 or more gets its ``d`` value: the engine raises its event error
-    in whichever task reads it."""
+    in whichever task reads it. Key attributes of two kinds (a string column on one
+    side, a number on the other) also give None: in one process an event whose key
+    is of another kind than a held substream's raises, and split by key the two kinds
+    would never meet, so such a query keeps one task and the single-process answer."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
@@ -320,6 +323,16 @@ def routing_key(df: Any, plan: QueryPlan, type_field: str) -> Any:
             return F.concat(F.lit("i"), (F.unix_micros(c) * F.lit(1000)).cast("string"))
         return None
 
+    def kind(dt: Any) -> str:
+        if isinstance(dt, T.StringType):
+            return "string"
+        if isinstance(dt, T.BooleanType):
+            return "boolean"
+        return "number"  # integers, doubles, time stamps (nanoseconds)
+
+    kinds = {kind(df.schema[attr].dataType) for _, attr in plan.routed_by if attr in df.columns}
+    if len(kinds) > 1:
+        return None
     branches = []
     seen = {}
     for qualified, attr in plan.routed_by:

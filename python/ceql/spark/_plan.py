@@ -49,7 +49,8 @@ class QueryPlan:
     def one_task_reason(self) -> str:
         """Why the input is not split by key (for the warning that says so)."""
         if self.split_by_key:
-            return "a routing key attribute's column type has no routing form in Spark (docs/spark.md)"
+            return ("a routing key attribute's column type has no routing form in Spark, or the key attributes "
+                    "are of two kinds (docs/spark.md)")
         if not self.partitioned and not self.routed_by:
             return "the query has no PARTITION BY"
         return "its result depends on every partition (WITHIN n EVENTS counts global positions, CONSUME BY ANY resets all)"

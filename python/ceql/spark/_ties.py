@@ -5,7 +5,9 @@ order, key; ascending, nulls first) whatever micro-batches the rows came in.
 
 Each value is encoded so that byte order is value order: a null as ``00``; any
 other value as ``01`` then: integers as 9 big-endian bytes offset by 2^64;
-doubles as their IEEE bits with the sign flipped (all bits for negatives); strings
+doubles as their IEEE bits with the sign flipped (all bits for negatives), -0.0
+as 0.0 and every NaN as one, above infinity (Spark's sort); decimals as their
+unscaled integers (one scale per column) in 33 bytes offset by 2^255; strings
 and bytes with ``00`` escaped as ``00 FF`` and ended by ``00 00``; time stamps,
 dates and durations as their integers. Components are prefix-free, so comparing
 the concatenation compares the tuples.
@@ -61,8 +63,10 @@ def _encoder(t: pa.DataType) -> Callable[[Any], bytes]:
         t = t.value_type
     if pa.types.is_boolean(t):
         return lambda v: b"\x01" if v else b"\x00"
-    if pa.types.is_floating(t) or pa.types.is_decimal(t):
+    if pa.types.is_floating(t):
         return _double
+    if pa.types.is_decimal(t):
+        return _decimal(t.scale)
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         return lambda v: _escaped(v.encode("utf-8"))
     if pa.types.is_binary(t) or pa.types.is_large_binary(t):
@@ -74,8 +78,26 @@ def _encoder(t: pa.DataType) -> Callable[[Any], bytes]:
                      "numbers, strings, booleans, binary or times)")
 
 
+def _decimal(scale: int) -> Callable[[Any], bytes]:
+    """Decimals of one column (one scale) by their unscaled integers, exactly: as
+    doubles, values that differ beyond 2^53 became equal ties."""
+
+    def encode(v: Any) -> bytes:
+        sign, digits, exponent = v.as_tuple()
+        shift = exponent + scale
+        if shift < 0:
+            raise ValueError(f"ceql.spark: the decimal {v} has more digits after the point than its column's scale")
+        n = int("".join(map(str, digits)) or "0") * 10**shift
+        return ((-n if sign else n) + 2**255).to_bytes(33, "big")
+
+    return encode
+
+
 def _double(v: Any) -> bytes:
-    (bits,) = struct.unpack(">Q", struct.pack(">d", float(v)))
+    v = float(v)
+    if v == 0.0 or v != v:  # -0.0 is 0.0 and every NaN one NaN, as in Spark's sort
+        v = abs(v) if v == 0.0 else float("nan")
+    (bits,) = struct.unpack(">Q", struct.pack(">d", v))
     bits = bits ^ 0xFFFF_FFFF_FFFF_FFFF if bits >> 63 else bits | 1 << 63
     return bits.to_bytes(8, "big")
 

@@ -104,6 +104,21 @@ impl Flat {
         self.labels.extend(labels);
     }
 
+    /// Whether the complex events are whole and name what the stream has: each
+    /// head's positions and labels are there, its positions (start and end
+    /// included) were issued (`< issued`) and are not below `horizon`, and its labels
+    /// are below `labels` (a restored snapshot's check; see [`Deadlines::well_formed`]).
+    fn well_formed(&self, issued: u64, horizon: u64, labels: u32) -> bool {
+        let n: usize = self.heads.iter().map(|h| h.len as usize).sum();
+        let labelled: usize = self.heads.iter().filter(|h| h.labelled).map(|h| h.len as usize).sum();
+        let seen = |p: &u64| (horizon..issued).contains(p);
+        n == self.positions.len()
+            && labelled == self.labels.len()
+            && self.heads.iter().all(|h| seen(&h.start) && seen(&h.end) && h.start <= h.end)
+            && self.positions.iter().all(seen)
+            && self.labels.iter().all(|&l| l < labels)
+    }
+
     /// Removes the first complex event, handing it to `sink`.
     fn pop(&mut self, sink: Sink<'_>) {
         let h = self.heads.pop_front().expect("a head per complex event");
@@ -196,6 +211,20 @@ impl Deadlines {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
+    }
+
+    /// Whether restored (snapshot) state is consistent: every group's key bytes and
+    /// complex events are there, and those complex events pass [`Flat`]'s check with
+    /// positions `< issued`, none below its group's horizon (nor, for the ready
+    /// ones, below `horizon`), and labels `< labels`.
+    pub(crate) fn well_formed(&self, issued: u64, horizon: u64, labels: u32) -> bool {
+        let keys: usize = self.groups.iter().map(|g| g.key_len as usize).sum();
+        let matches: usize = self.groups.iter().map(|g| g.matches as usize).sum();
+        let lowest = self.groups.iter().map(|g| g.horizon).min().unwrap_or(horizon);
+        keys == self.keys.len()
+            && matches == self.queue.heads.len()
+            && self.queue.well_formed(issued, lowest, labels)
+            && self.ready.well_formed(issued, horizon, labels)
     }
 
     /// The earliest deadline still waiting (cancelled entries included: conservative).

@@ -206,11 +206,17 @@ impl Runtime {
         let roots = state.partitions.iter().chain(&state.evicted).flat_map(|p| &p.entries).flat_map(|(_, ul)| ul);
         let query = &rt.config.query;
         let labels = query.residual.as_ref().map_or(query.labels.len(), |r| r.to_user.len()) as u64;
-        let fits = |a: u64| (a & POSITION_MASK) < state.position && (a >> LABEL_SHIFT) < labels.max(1);
+        // Without captures (none asked for, no filter between events) the whole
+        // word is the position: no label bits.
+        let label_limit = if rt.state.cache.captures() { labels.max(1) } else { 1 };
+        let fits = |a: u64| (a & POSITION_MASK) < state.position && (a >> LABEL_SHIFT) < label_limit;
         if !rt.state.arena.well_formed(roots.map(|item| item.node), fits) {
             return Err(SnapshotError(
                 "malformed tECS: a node refers to a newer node or to a position not seen".into(),
             ));
+        }
+        if !rt.state.deadlines.well_formed(state.position, rt.horizon(), label_limit as u32) {
+            return Err(SnapshotError("malformed matches waiting for a deadline".into()));
         }
         let evicted = state.evicted.into_iter().map(|p| (p, false));
         for (p, linked) in state.partitions.into_iter().map(|p| (p, true)).chain(evicted) {

@@ -95,14 +95,14 @@ impl Arena {
         self.base + (self.full.len() * CHUNK_NODES) as u64
     }
 
-    /// Id of the next node.
-    #[inline]
     /// The ids of the nodes held: from the base (older chunks were reclaimed) to
     /// the next node to be allocated.
     pub fn ids(&self) -> std::ops::Range<u64> {
         self.base..self.next_id()
     }
 
+    /// Id of the next node.
+    #[inline]
     fn next_id(&self) -> u64 {
         self.current_base() + self.current.len() as u64
     }
