@@ -69,7 +69,9 @@ class Stream:
     The stream keeps the data of the events that future matches may still include
     (those inside the window), so that ``Match.events`` works; without ``WITHIN``
     it keeps everything. :meth:`snapshot` / :meth:`restore` persist the state:
-    restoring and continuing gives exactly what an uninterrupted stream gives.
+    restoring and continuing gives the complex events an uninterrupted stream gives,
+    with the same ends; those that end at one position may come in another order
+    (it follows the ids the restored determinization cache gives its det-states).
 
     With ``max_delay`` (see :meth:`ceql.Query.stream`) the stream holds each event
     until the watermark passes it and evaluates the events in time order
