@@ -138,3 +138,22 @@ def test_cli_lanes_of_a_key_read_from_either_of_two_names():
     assert name == "w | k, type" and two.column(name).to_pylist() == ["1, A", "2, A", None]
     assert partition_lanes(table, [["k"]]) == (table, "k")
     assert partition_lanes(table, []) == (table, None)
+
+
+def test_lanes_keep_apart_the_keys_the_engine_keeps_apart():
+    """Without declarations the engine keys 1, 1.0, True and "1" apart (four
+    partitions); Python finds the first three equal, and the lanes merged them (by
+    hand: each key has an A then a B, so four matches in four partitions)."""
+    keys = [1, 1.0, True, "1"]
+    events = [{"type": t, "k": k} for t in "AB" for k in keys]
+    matches = ceql.compile("SELECT * FROM S WHERE A ; B PARTITION BY [k]").run(events)
+    assert sorted(m.positions for m in matches) == [(0, 4), (1, 5), (2, 6), (3, 7)]
+    fig = cplot.timeline(matches, events, partition_by="k")
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    # Numbers by value (equal ones by kind name: float, int), then the others as text.
+    assert labels == ["k=1.0 · A", "k=1.0 · B", "k=1 · A", "k=1 · B",
+                      "k='1' · A", "k='1' · B", "k=True · A", "k=True · B"]
+    from ceql._cli_plot import partition_lanes
+
+    rows, name = partition_lanes([{"type": "A", "w": 1}, {"type": "A", "k": "1"}, {"type": "A", "k": "x"}], [["w", "k"]])
+    assert [r[name] for r in rows] == ["1", "'1'", "x"]

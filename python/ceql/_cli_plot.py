@@ -116,5 +116,17 @@ def _key(values: List[Any], groups: List[List[str]]) -> Optional[str]:
         i += len(g)
         if not present:
             return None
-        parts.append(str(present[0]))
+        value = present[0]
+        # A text that reads like a number or a boolean is quoted: the engine keys
+        # 1 and "1" apart, and so must the lanes.
+        parts.append(repr(value) if isinstance(value, str) and _reads_as_other(value) else str(value))
     return ", ".join(parts)
+
+
+def _reads_as_other(text: str) -> bool:
+    """Whether ``text`` prints like a value of another kind (``1``, ``2.5``, ``True``)."""
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return text in ("True", "False", "None")

@@ -76,11 +76,36 @@ def _coordinates(times: List[Any], dates_mod: Any) -> Tuple[List[float], bool]:
     return [math.nan if t is None else float(t) for t in times], False
 
 
-def _order(value: Any) -> Tuple[int, Any]:
-    """Sort key of partition values: numbers by value, then everything else as text."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return (0, value)
-    return (1, str(value))
+def _lane_key(value: Any) -> Any:
+    """A partition value as the engine tells partitions apart (without declarations):
+    by kind too, so ``1``, ``1.0``, ``True`` and ``"1"`` are four lanes, though Python
+    finds the first three equal; ``-0.0`` is ``0.0`` and every NaN one value."""
+    if value is None:
+        return None
+    if isinstance(value, float):
+        return ("float", "nan") if value != value else ("float", value + 0.0)
+    kind = type(value).__name__
+    try:
+        hash(value)
+    except TypeError:
+        return (kind, repr(value))
+    return (kind, value)
+
+
+def _text(key: Any) -> str:
+    """The value of a lane key as its label shows it."""
+    kind, value = key
+    return "nan" if (kind, value) == ("float", "nan") else str(value)
+
+
+def _order(key: Any) -> Tuple[int, Any, str]:
+    """Sort key of lane keys: numbers by value, then everything else as text."""
+    if key is None:
+        return (2, "", "")
+    kind, value = key
+    if kind in ("int", "float") and value != "nan":
+        return (0, value, kind)
+    return (1, _text(key), kind)
 
 
 def _sample(n: int, k: int) -> List[int]:
@@ -140,7 +165,7 @@ def timeline(
     for s, e, ps in found:
         if e >= n or s < 0 or any(p >= n for p in ps):
             raise ValueError(f"a match refers to position {e}, beyond the {n} events given: pass the input it was computed on")
-    keys = _column(events, partition_by) if partition_by else [None] * n
+    keys = [_lane_key(v) for v in _column(events, partition_by)] if partition_by else [None] * n
     if time_field:
         x, is_date = _coordinates(_column(events, time_field), dates_mod)
     else:
@@ -171,10 +196,14 @@ def timeline(
             notes.append(f"{len(partitions)} of {total_parts:,} partitions of {partition_by} shown (those with the most matched events)")
     lane_index: Dict[Tuple[Any, str], int] = {}
     labels: List[str] = []
+    # Two lanes whose values print alike (1 and "1"): the text one is quoted.
+    printed = [_text(k) for k in partitions] if partition_by else []
+    clashes = {t for t in printed if printed.count(t) > 1}
     for k in (partitions if partition_by else [None]):
+        shown = "" if k is None else (repr(k[1]) if k[0] == "str" and _text(k) in clashes else _text(k))
         for t in lanes_of_partition[k]:
             lane_index[(k, t)] = len(labels)
-            labels.append(f"{partition_by}={k} · {t}" if partition_by else t)
+            labels.append(f"{partition_by}={shown} · {t}" if partition_by else t)
 
     lo, hi = (-math.inf, math.inf)
     if xlim is not None:
