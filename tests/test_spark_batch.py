@@ -246,3 +246,27 @@ def test_check_executors_refuses_another_build_of_the_same_version(spark, monkey
     monkeypatch.setattr(_executors, "source_digest", lambda: "0" * 16)
     with pytest.raises(_executors.CeqlSparkSetupError, match=r"is another build than the driver's"):
         _executors.check_executors(spark, tasks=1)
+
+
+def test_events_no_run_can_use_are_dropped_before_the_shuffle(spark):
+    """docs/spark.md, "Dropped event types": under HOT ; COLD the WARM and OTHER rows
+    never reach the shuffle, and the answer is the single-process one over every row;
+    under HOT : COLD (an event between breaks the run) every row goes through."""
+    import ceql.spark as cs
+
+    rows = ss.events(2000, 20, seed=3, step_ms=2000)
+    assert {"WARM", "OTHER"} <= {r["type"] for r in rows}
+    df = ss.to_df(spark, scrambled(rows, seed=2), partitions=3)
+    dropping = cs.detect(df, ss.QUERY, time_field="ts", order_field="offset")
+    # The analyzed plan: the optimizer folds a filter into a local relation.
+    plan = dropping._jdf.queryExecution().analyzed().toString().replace(" ", "")
+    assert "IN(COLD,HOT)" in plan, plan
+    truth = ss.ground_truth(rows, ss.QUERY)
+    assert len(truth) > 50
+    ss.assert_same(ss.collect(dropping), truth)
+    contiguous = "SELECT * FROM S WHERE HOT : COLD PARTITION BY [sensor] WITHIN 2 minutes"
+    keeping = cs.detect(df, contiguous, time_field="ts", order_field="offset")
+    assert "IN(COLD,HOT)" not in keeping._jdf.queryExecution().analyzed().toString().replace(" ", "")
+    truth = ss.ground_truth(rows, contiguous)
+    assert truth, "some HOT directly followed by a COLD of its sensor"
+    ss.assert_same(ss.collect(keeping), truth)

@@ -58,6 +58,16 @@ pub struct QueryFacts {
     pub trailing_absence: Option<i64>,
     /// The event type names the query knows, declared or used.
     pub event_types: Vec<String>,
+    /// The event type names whose events can change the result over an input in
+    /// time order, when the others cannot (docs/language.md#s5-7): a distribution
+    /// layer may drop events of every other type before it moves them. `None` when
+    /// an event of any type can: contiguity (`:`, `STRICT`), a pattern that starts
+    /// on any event, a window that counts positions (`WITHIN n EVENTS`) or reads an
+    /// attribute of every event (`WITHIN n [a]`), a trailing absence (any event
+    /// passes its deadlines), or an absence tested per valuation (it reads the
+    /// events between). With `CREATE STREAM` declarations the declared types are
+    /// kept too, since an event of one is checked against its declaration.
+    pub relevant_types: Option<Vec<String>>,
     /// Whether the types were declared (`CREATE STREAM`), which makes the checks of
     /// docs/language.md#s4 strict.
     pub declared: bool,
@@ -66,6 +76,27 @@ pub struct QueryFacts {
 }
 
 impl CompiledQuery {
+    /// [`QueryFacts::relevant_types`].
+    fn relevant_types(&self) -> Option<Vec<String>> {
+        let plan = &self.plan;
+        let window_ok = matches!(plan.window, WindowPlan::Unbounded | WindowPlan::Duration(_));
+        if !window_ok || plan.trailing.is_some() || !plan.gaps.is_empty() || !self.cea.unnamed_types_inert() {
+            return None;
+        }
+        let schema = &plan.schema;
+        let mut names: std::collections::BTreeSet<&str> = self
+            .cea
+            .named_types()
+            .into_iter()
+            .filter_map(|t| schema.types.get(t as usize))
+            .map(|t| t.name.as_str())
+            .collect();
+        if schema.declared {
+            names.extend(schema.types.iter().map(|t| t.name.as_str()));
+        }
+        Some(names.into_iter().map(str::to_owned).collect())
+    }
+
     /// The facts of this query (see [`QueryFacts`]).
     pub fn facts(&self) -> QueryFacts {
         let plan = &self.plan;
@@ -96,6 +127,7 @@ impl CompiledQuery {
             }),
             trailing_absence: plan.trailing.as_ref().map(|(_, nanos)| *nanos),
             event_types: plan.schema.type_names().into_iter().map(str::to_owned).collect(),
+            relevant_types: self.relevant_types(),
             declared: plan.schema.declared,
             fingerprint: self.fingerprint,
         }

@@ -83,6 +83,7 @@ impl NativeQuery {
         d.set_item("key_independent", f.key_independent)?;
         d.set_item("routed_by", f.routed_by)?;
         d.set_item("event_types", f.event_types)?;
+        d.set_item("relevant_types", f.relevant_types)?;
         d.set_item("declared", f.declared)?;
         d.set_item("string_attributes", self.inner.string_attributes())?;
         d.set_item("time_attributes", self.inner.time_attributes())?;

@@ -116,7 +116,7 @@ def cutoff_of(plan: QueryPlan, prep: Prepared) -> Any:
 
 def detect_batch(plan: QueryPlan, prep: Prepared, layout: OutputLayout) -> Any:
     """The DataFrame of complex events of a batch DataFrame."""
-    df = prep.df
+    df = relevant_rows(prep.df, plan, prep.type_field)
     order = [qcol(c) for c in prep.sort_columns]
     if prep.split_columns:
         df = df.repartition(*[qcol(k) for k in prep.split_columns]).sortWithinPartitions(*order)
@@ -128,6 +128,18 @@ def detect_batch(plan: QueryPlan, prep: Prepared, layout: OutputLayout) -> Any:
     if layout.deadline_ns:
         out = keep_passed(out, cutoff_of(plan, prep))
     return out
+
+
+def relevant_rows(df: Any, plan: QueryPlan, type_field: str) -> Any:
+    """``df`` without the events no run can use (docs/spark.md, "Dropped event types"):
+    those of a type outside the engine's ``relevant_types``, dropped before the
+    shuffle. A row with no type stays, so that the task raises as before."""
+    if plan.relevant_types is None:
+        return df
+    from pyspark.sql import functions as F
+
+    t = qcol(type_field)
+    return df.where(t.isNull() | t.isin(list(plan.relevant_types)))
 
 
 def keep_passed(matches: Any, cutoff: Optional[Any]) -> Any:

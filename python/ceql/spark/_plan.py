@@ -41,6 +41,10 @@ class QueryPlan:
     #: (``stream>type`` when qualified), its key attribute. With ``split_by_key``, the
     #: input is split by the routing key too (``_input.routing_key``).
     routed_by: Tuple[Tuple[str, str], ...] = ()
+    #: The event types whose events can change the result (the engine's
+    #: ``describe()["relevant_types"]``, docs/language.md#s5-7): the batch path drops
+    #: the others before its shuffle. ``None``: every event can.
+    relevant_types: Optional[Tuple[str, ...]] = None
 
     @property
     def partitioned(self) -> bool:
@@ -106,4 +110,5 @@ def plan_of(query: Any, schema: Optional[str], captures: bool = False) -> QueryP
         captures=bool(captures),
         measures=tuple(q.measure_names),
         routed_by=tuple((str(t), str(a)) for t, a in d.get("routed_by", ())),
+        relevant_types=None if d.get("relevant_types") is None else tuple(d["relevant_types"]),
     )

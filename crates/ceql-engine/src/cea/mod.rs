@@ -7,6 +7,7 @@ mod construction_tests;
 mod guard;
 mod labels;
 mod product;
+mod relevance;
 
 pub use build::{build_cea, PredTable};
 pub use guard::{Guard, Term, NEGATED};
