@@ -164,6 +164,11 @@ fn clauses(q: &CompiledQuery, out: &mut String) {
         None => "none".to_string(),
     };
     let _ = writeln!(out, "  limit         {limit}");
+    let used = match &facts.relevant_types {
+        Some(types) => format!("{} only: events of other types leave every run where it is (§5.7)", types.join(", ")),
+        None => "every event: one of any type can change the result (§5.7)".to_string(),
+    };
+    let _ = writeln!(out, "  events used   {used}");
 }
 
 /// Nanoseconds in the largest unit that divides them.
