@@ -63,8 +63,9 @@ pub struct QueryFacts {
     /// layer may drop events of every other type before it moves them. `None` when
     /// an event of any type can: contiguity (`:`, `STRICT`), a pattern that starts
     /// on any event, a window that counts positions (`WITHIN n EVENTS`) or reads an
-    /// attribute of every event (`WITHIN n [a]`), a trailing absence (any event
-    /// passes its deadlines), or an absence tested per valuation (it reads the
+    /// attribute of every event (`WITHIN n [a]`), `LIMIT n` (which complex events
+    /// it keeps follows an order that other events change), a trailing absence (any
+    /// event passes its deadlines), or an absence tested per valuation (it reads the
     /// events between). With `CREATE STREAM` declarations the declared types are
     /// kept too, since an event of one is checked against its declaration.
     pub relevant_types: Option<Vec<String>>,
@@ -80,7 +81,15 @@ impl CompiledQuery {
     fn relevant_types(&self) -> Option<Vec<String>> {
         let plan = &self.plan;
         let window_ok = matches!(plan.window, WindowPlan::Unbounded | WindowPlan::Duration(_));
-        if !window_ok || plan.trailing.is_some() || !plan.gaps.is_empty() || !self.cea.unnamed_types_inert() {
+        // Under `LIMIT n` which `n` complex events are kept follows the enumeration
+        // order, which the table's order decides; that order can change without the
+        // dropped events (a det-state loses its final states on any event).
+        if !window_ok
+            || plan.limit.is_some()
+            || plan.trailing.is_some()
+            || !plan.gaps.is_empty()
+            || !self.cea.unnamed_types_inert()
+        {
             return None;
         }
         let schema = &plan.schema;
