@@ -55,7 +55,10 @@ def dump(keys: int, events: int, out: Path) -> None:
     spark = sb.session("local[2]")
     cs.detect(sb.events(spark, events, keys), sb.QUERY, time_field="ts", order_field="offset")
     plan, prep = seen["args"]
-    rows = prep.df.repartition(1).sortWithinPartitions(*[qcol(c) for c in prep.sort_columns])
+    # The rows detect's tasks see: without the types no run can use (docs/spark.md,
+    # "Dropped event types").
+    kept = _batch.relevant_rows(prep.df, plan, prep.type_field)
+    rows = kept.repartition(1).sortWithinPartitions(*[qcol(c) for c in prep.sort_columns])
     raw = pa.Table.from_batches(rows._collect_as_arrow())
     table = engine_view(raw, list(prep.engine_columns))
     with ipc.new_file(out, table.schema) as w:
