@@ -56,7 +56,11 @@ class Query:
         return list(self._native.measure_names())
 
     def describe(self) -> dict:
-        """Facts about the compiled automaton: states, transitions, predicates, window..."""
+        """Facts about the compiled query: its automaton's size (``states``,
+        ``transitions``, ``predicates``), its clauses (``window``, ``partition_by``,
+        ``consume``, ``limit``, ``strategy``...), and what distribution layers ask:
+        ``key_independent``, ``routed_by``, ``relevant_types`` (the event types that
+        can change the result, docs/language.md#s5-7)."""
         return dict(self._native.describe())
 
     def run(

@@ -60,14 +60,16 @@ pub struct QueryFacts {
     pub event_types: Vec<String>,
     /// The event type names whose events can change the result over an input in
     /// time order, when the others cannot (docs/language.md#s5-7): a distribution
-    /// layer may drop events of every other type before it moves them. `None` when
-    /// an event of any type can: contiguity (`:`, `STRICT`), a pattern that starts
-    /// on any event, a window that counts positions (`WITHIN n EVENTS`) or reads an
-    /// attribute of every event (`WITHIN n [a]`), `LIMIT n` (which complex events
+    /// layer may drop events of every other type before it moves them. Plain type
+    /// names, without their stream. `None` when an event of any type can, or may:
+    /// contiguity (`:`, `STRICT`), `NOT(...)` (a run starts on or takes an event of
+    /// any other type), a window that counts positions (`WITHIN n EVENTS`) or reads
+    /// an attribute of every event (`WITHIN n [a]`), `LIMIT n` (which complex events
     /// it keeps follows an order that other events change), a trailing absence (any
-    /// event passes its deadlines), or an absence tested per valuation (it reads the
-    /// events between). With `CREATE STREAM` declarations the declared types are
-    /// kept too, since an event of one is checked against its declaration.
+    /// event passes its deadlines), or an absence tested per valuation (not
+    /// analysed: reported `None` to be safe). With `CREATE STREAM` declarations the
+    /// types the `FROM` streams declare are kept too, since an event of one is
+    /// checked against its declaration.
     pub relevant_types: Option<Vec<String>>,
     /// Whether the types were declared (`CREATE STREAM`), which makes the checks of
     /// docs/language.md#s4 strict.

@@ -138,6 +138,8 @@ def relevant_rows(df: Any, plan: QueryPlan, type_field: str) -> Any:
         return df
     from pyspark.sql import functions as F
 
+    log.info("ceql.spark: rows whose %s is not one of %s are dropped before the shuffle (no run can use them)",
+             type_field, ", ".join(plan.relevant_types))
     t = qcol(type_field)
     return df.where(t.isNull() | t.isin(list(plan.relevant_types)))
 

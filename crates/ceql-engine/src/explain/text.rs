@@ -165,8 +165,25 @@ fn clauses(q: &CompiledQuery, out: &mut String) {
     };
     let _ = writeln!(out, "  limit         {limit}");
     let used = match &facts.relevant_types {
-        Some(types) => format!("{} only: events of other types leave every run where it is (§5.7)", types.join(", ")),
-        None => "every event: one of any type can change the result (§5.7)".to_string(),
+        Some(types) => {
+            // Declared types no guard names are kept only to check them (§5.7).
+            let named: std::collections::BTreeSet<&str> = q
+                .cea
+                .named_types()
+                .into_iter()
+                .filter_map(|t| plan.schema.types.get(t as usize))
+                .map(|t| t.name.as_str())
+                .collect();
+            let (used, checked): (Vec<&str>, Vec<&str>) =
+                types.iter().map(String::as_str).partition(|t| named.contains(t));
+            let checked = if checked.is_empty() {
+                String::new()
+            } else {
+                format!("; {} declared, kept to check them", checked.join(", "))
+            };
+            format!("{} only: events of other types leave every run where it is (§5.7){checked}", used.join(", "))
+        }
+        None => "every event: the query may read events of any type (§5.7)".to_string(),
     };
     let _ = writeln!(out, "  events used   {used}");
 }
