@@ -308,3 +308,19 @@ def test_late_emit_does_not_depend_on_the_bucket(spark, tmp_path, buckets):
     assert result.where(F.col("kind") == "match").count() == 0
     late_out = result.where(F.col("kind") == "late").collect()
     assert sorted(e.offset for r in late_out for e in r.events) == [2, 3]
+
+
+def test_a_bucket_drops_the_rows_no_run_can_use_after_the_checks():
+    """docs/spark.md, "Dropped event types": the state function keeps the rows of the
+    types a run can use and of no type (the engine raises on those), with their
+    tie-breakers, whatever string type pandas gave the type column."""
+    import pyarrow as pa
+
+    from ceql.spark._streaming import used_rows
+
+    rows = pa.table({"type": pa.array(["HOT", "WARM", None, "COLD"], pa.large_string()), "x": [1, 2, 3, 4]})
+    kept, ties = used_rows(rows, [b"a", b"b", b"c", b"d"], "type", pa.array(["COLD", "HOT"]))
+    assert kept.column("x").to_pylist() == [1, 3, 4] and ties == [b"a", b"c", b"d"]
+    assert used_rows(rows.slice(1, 1), [b"b"], "type", pa.array(["COLD", "HOT"])) == (None, [])
+    every, same = used_rows(rows.slice(0, 1), [b"a"], "type", pa.array(["COLD", "HOT"]))
+    assert every.num_rows == 1 and same == [b"a"]

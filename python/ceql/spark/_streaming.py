@@ -111,6 +111,10 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
     # With measures, a call without rows still gives the engine their schema: a
     # restored engine types its measure columns from the first rows it is given.
     no_rows = prep.engine_schema.empty_table() if plan.measures else None
+    # The types no run can use are dropped here, after Spark's watermark and the
+    # late-row split have seen them (docs/spark.md, "Dropped event types").
+    relevant = None if plan.relevant_types is None else pa.array(plan.relevant_types, pa.string())
+    type_field = prep.type_field
 
     def to_arrow(pdfs: Iterator[Any]) -> Optional[pa.Table]:
         parts = []
@@ -162,15 +166,18 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
             if not incoming.num_rows:
                 incoming = None
         released = released_ns if released is None else max(released, released_ns)
+        ties: List[bytes] = []
+        if incoming is not None:
+            ties = tie_keys(incoming, tie_columns)
+            check_unique_ties(incoming, ties, key_hidden, what)
+            if relevant is not None:
+                incoming, ties = used_rows(incoming, ties, type_field, relevant)
         first_tag = 0 if pending is None else pc.max(pending.column(TAG)).as_py() + 1
         view = no_rows
         if incoming is not None:
             view = engine_view(incoming, engine_columns)
             incoming = incoming.append_column(TAG, pa.array(range(first_tag, first_tag + incoming.num_rows), pa.int64()))
             pending = incoming if pending is None else pa.concat_tables([pending, incoming])
-        ties = tie_keys(incoming, tie_columns) if incoming is not None else []
-        if incoming is not None:
-            check_unique_ties(incoming, ties, key_hidden, what)
         found, tags = engine.push_delayed(view, first_tag, ties, released, lambda tag: time_of_tag(pending, tag))
         if tags:
             # The released rows, in the order (= stream positions) the engine gave them.
@@ -195,6 +202,21 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
                 yield out.to_pandas(types_mapper=_nullable_floats)[out_columns]
 
     return fn
+
+
+def used_rows(rows: pa.Table, ties: List[bytes], type_field: str,
+              relevant: pa.Array) -> "tuple[Optional[pa.Table], List[bytes]]":
+    """The rows (and their tie-breakers) of the types a run can use, or of no type
+    (the engine raises on those); None when no row is left."""
+    types = rows.column(type_field)
+    if types.type != relevant.type:  # large_string from pandas, say
+        relevant = relevant.cast(types.type)
+    keep = pc.or_(pc.is_null(types), pc.is_in(types, value_set=relevant))
+    if pc.all(keep).as_py():
+        return rows, ties
+    kept = rows.filter(keep)
+    ties = [t for t, k in zip(ties, keep.to_pylist()) if k]
+    return (kept if kept.num_rows else None), ties
 
 
 def time_of_tag(pending: Optional[pa.Table], tag: int) -> Optional[int]:
