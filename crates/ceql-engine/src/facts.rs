@@ -95,17 +95,17 @@ impl CompiledQuery {
             return None;
         }
         let schema = &plan.schema;
-        let mut names: std::collections::BTreeSet<&str> = self
-            .cea
-            .named_types()
-            .into_iter()
-            .filter_map(|t| schema.types.get(t as usize))
-            .map(|t| t.name.as_str())
-            .collect();
+        let mut names = self.named_type_names();
         if schema.declared {
             names.extend(schema.types.iter().map(|t| t.name.as_str()));
         }
         Some(names.into_iter().map(str::to_owned).collect())
+    }
+
+    /// The plain names of the event types some guard of the automaton names.
+    pub(crate) fn named_type_names(&self) -> std::collections::BTreeSet<&str> {
+        let types = &self.plan.schema.types;
+        self.cea.named_types().into_iter().filter_map(|t| types.get(t as usize)).map(|t| t.name.as_str()).collect()
     }
 
     /// The facts of this query (see [`QueryFacts`]).

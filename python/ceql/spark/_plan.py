@@ -43,7 +43,8 @@ class QueryPlan:
     routed_by: Tuple[Tuple[str, str], ...] = ()
     #: The event types whose events can change the result (the engine's
     #: ``describe()["relevant_types"]``, docs/language.md#s5-7): the batch path drops
-    #: the others before its shuffle. ``None``: every event can.
+    #: the others before its shuffle, the streaming path in its state function.
+    #: ``None``: every event can.
     relevant_types: Optional[Tuple[str, ...]] = None
 
     @property

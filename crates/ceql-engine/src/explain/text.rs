@@ -167,13 +167,7 @@ fn clauses(q: &CompiledQuery, out: &mut String) {
     let used = match &facts.relevant_types {
         Some(types) => {
             // Declared types no guard names are kept only to check them (§5.7).
-            let named: std::collections::BTreeSet<&str> = q
-                .cea
-                .named_types()
-                .into_iter()
-                .filter_map(|t| plan.schema.types.get(t as usize))
-                .map(|t| t.name.as_str())
-                .collect();
+            let named = q.named_type_names();
             let (used, checked): (Vec<&str>, Vec<&str>) =
                 types.iter().map(String::as_str).partition(|t| named.contains(t));
             let checked = if checked.is_empty() {
