@@ -80,3 +80,48 @@ def test_the_readme_and_docstring_say_what_push_many_does_when_the_iterator_fail
     section = readme[readme.index("### Streams"):readme.index("### Bad events")]
     assert "iterator" in section and "`.matches`" in section
     assert "every event pulled before the exception is processed" in " ".join(ceql.Stream.push_many.__doc__.split())
+
+
+def _refilled(events: list):
+    """A reader that refills one dict for every event."""
+    buf: dict = {}
+    for e in events:
+        buf.clear()
+        buf.update(e)
+        yield buf
+
+
+@pytest.mark.parametrize("n", [9, 5000])
+def test_an_iterator_refilling_one_dict_is_refused_not_read_as_its_last_event(n):
+    # Read in chunks after the iterator moved on, every place of one refilled dict
+    # would hold its last event's fields: A(x=9) ; B would be lost.
+    events = _events(n)
+    expected = _triples(ceql.compile(QUERY).run(events))
+    assert expected  # the refilled stream has matches to lose
+    with pytest.raises(ceql.CeqlError, match="same dict object as its events 0 and 1") as info:
+        ceql.compile(QUERY).run(_refilled(events))
+    assert info.value.code == "STREAM" and info.value.matches == []
+
+
+def test_a_refilled_dict_after_a_full_chunk_keeps_the_earlier_chunks_matches():
+    events = _events(4096)
+    fresh = ceql.compile(QUERY).stream()
+    expected = _triples(fresh.push_many(events))
+
+    def fresh_then_refilled():
+        yield from (dict(e) for e in events)
+        yield from _refilled(_events(4))
+
+    stream = ceql.compile(QUERY).stream()
+    with pytest.raises(ceql.CeqlError, match="events 4096 and 4097") as info:
+        stream.push_many(fresh_then_refilled())
+    assert _triples(info.value.matches) == expected
+    assert stream.position == 4096  # the refused chunk was not pushed
+
+
+def test_one_event_object_repeated_in_a_list_is_read_at_the_call():
+    # A list is read when it is pushed: one unchanged dict repeated is three events.
+    a = {"type": "A", "x": 9}
+    b = {"type": "B", "x": 0}
+    got = sorted(_triples(ceql.compile(QUERY).run([a, a, b])))
+    assert got == [(0, 2, (0, 2)), (1, 2, (1, 2))]

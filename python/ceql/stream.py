@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import functools
+import operator
 import pickle
 import struct
 import threading
 import zlib
+from itertools import islice
 from typing import TYPE_CHECKING, Any, Callable, Iterable, List, Optional, Tuple, TypeVar
 
 from . import _ceql
@@ -56,6 +58,25 @@ def _attach_matches(error: BaseException, matches: List[Any]) -> None:
         pass
 
 
+def _check_not_reused(chunk: List[Any], pulled: int, matches: List[Any]) -> None:
+    """Refuses a chunk pulled from an iterator that yielded one ``dict`` twice in a
+    row (a reader refilling one buffer): by the time the chunk is read, both places
+    have the fields of its last use (``pulled``: the events of the call before the
+    chunk). A C-speed pass, about 11 ns per event; an object reused at other
+    distances is not looked for (a set of every id costs three times that)."""
+    if not any(map(operator.is_, chunk, islice(chunk, 1, None))):
+        return
+    for i in range(1, len(chunk)):
+        if chunk[i] is chunk[i - 1] and isinstance(chunk[i], dict):
+            error = CeqlError(
+                f"Stream.push_many: the iterator yielded the same dict object as its events {pulled + i - 1} and "
+                f"{pulled + i} (counting from 0 in this call). ceql reads an iterator's events in chunks, after it "
+                "has moved on, so a dict refilled for the next event would be read with that event's fields. "
+                "Yield a new dict per event (dict(event), say). No event of this chunk was pushed.", code="STREAM")
+            _attach_matches(error, matches)
+            raise error
+
+
 class Stream:
     """Stateful evaluator: :meth:`push` events as they arrive and get the complex
     events that end at them.
@@ -88,6 +109,8 @@ class Stream:
         #: With a reorder buffer: the events it holds, by tag, and the next tag.
         self._reorders = native.reorders()
         self._held: dict = {}
+        #: Events pulled so far by the running push_many (for its messages).
+        self._pulled = 0
         self._next_tag = 0
 
     # -- input -------------------------------------------------------------
@@ -95,7 +118,12 @@ class Stream:
     def push(self, event: Any) -> List["_ceql.Match"]:
         """Pushes one event (a mapping with ``"type"``); returns the matches ending
         at it (with ``max_delay``: of the events it released). Amortised O(1) in
-        the events retained."""
+        the events retained.
+
+        The event is read at once, and retained as it is (no copy) for
+        ``Match.events``: a dict refilled for the next event changes the
+        ``events`` of the matches that hold it; push a copy (``dict(buf)``) to
+        keep them."""
         if self._reorders:
             return self._push_delayed([event])
         start = self._native.next_position()
@@ -121,12 +149,21 @@ class Stream:
         re-raised with the matches of the call in its ``matches`` attribute, as for
         a bad event: nothing pulled is lost, and the stream can go on. (Should one of
         those events be bad, its ``CeqlEventError`` is raised instead, with the
-        iterator's exception as its ``__context__``.)"""
+        iterator's exception as its ``__context__``.)
+
+        An iterator's events are read in chunks, after it has moved on, and are
+        retained as they are (no copy): it must yield a new object per event. A
+        ``dict`` yielded twice in a row (a reader refilling one buffer) raises
+        :class:`ceql.CeqlError` (code ``STREAM``) before its chunk is pushed, with
+        the matches of the events before that chunk in ``matches``. Lists, Arrow
+        data and frames are read at the call; ``Match.events`` returns the very
+        objects pushed."""
         kind = classify(events)
         if kind is not Kind.ITERABLE:
             return self._push_batch(events, kind)
         out: List[Any] = []
         chunk: List[Any] = []
+        self._pulled = 0
         iterator = iter(events)
         while True:
             try:
@@ -153,6 +190,8 @@ class Stream:
     def _push_pulled(self, chunk: List[Any], out: List[Any]) -> None:
         """Pushes ``chunk``, events pulled by :meth:`push_many`, and appends their
         matches to ``out``; a bad event's error gets ``out`` before its own matches."""
+        _check_not_reused(chunk, self._pulled, out)
+        self._pulled += len(chunk)
         try:
             out.extend(self._push_list(chunk))
         except CeqlEventError as e:
