@@ -481,3 +481,18 @@ def test_oracle_captures_projection_and_qualified_names():
                    [{"stream": "S1", "type": "A"}, {"stream": "S2", "type": "B"}], captures=True)
     # S1>A is written, so reported; S2>B is not.
     assert res.matches() == [(0, 1, ((0, ("A", "S1>A")), (1, ("B",))))]
+
+
+def test_remainder_of_an_infinity_is_nan_not_a_crash():
+    # IEEE fmod(inf, 2) is NaN; a comparison with NaN is UNKNOWN (docs/language.md#s3-4).
+    assert math.isnan(arith("%", math.inf, 2.0))
+    assert evaluate("SELECT * FROM S WHERE A FILTER A[v % 2 = 1]", [{"type": "A", "v": math.inf}]).outputs == {}
+
+
+def test_nan_measures_of_two_valuations_are_one_output():
+    # docs/language.md#s3-5a: a NaN equals a NaN in outputs, so the two valuations of
+    # `(A AS x) OR (A AS y)`, which project to the same complex event with NaN
+    # measures, are one output.
+    text = "SELECT ANY avg(A.v) AS m FROM S WHERE (A AS x) OR (A AS y)"
+    got = evaluate(text, [{"type": "A", "v": math.nan}]).outputs
+    assert len(got[0]) == 1

@@ -57,8 +57,44 @@ def test_color_by_type_has_a_legend_and_unknown_color_by_is_refused():
     fig = cplot.timeline(matches, SMALL, color_by="type")
     legend = fig.axes[0].get_legend()
     assert [t.get_text() for t in legend.get_texts()] == ["A", "B", "C", "X"]
-    with pytest.raises(ValueError, match="'match', 'type'"):
-        cplot.timeline(matches, SMALL, color_by="variable")
+    with pytest.raises(ValueError, match="'match', 'type', 'variable'"):
+        cplot.timeline(matches, SMALL, color_by="colour")
+
+
+def test_color_by_variable_colours_each_captured_event_by_its_as_name():
+    # `A AS a ; (B OR C) AS x ; C AS c`: the C at 3 is `x` in one match and `c` in another.
+    events = [{"type": t} for t in "ABCC"]
+    query = ceql.compile("SELECT * FROM S WHERE A AS a ; (B OR C) AS x ; C AS c")
+    matches = query.run(events, captures=True)
+    assert sorted(m.positions for m in matches) == [(0, 1, 2), (0, 1, 3), (0, 2, 3)]
+    fig = cplot.timeline(matches, events, color_by="variable")
+    legend = fig.axes[0].get_legend()
+    assert legend.get_title().get_text() == "variable"
+    names = [t.get_text() for t in legend.get_texts()]
+    assert names == ["a", "c", "x"]
+    colour = {n: tuple(h.get_color()) if isinstance(h.get_color(), tuple) else h.get_color()
+              for n, h in zip(names, legend.legend_handles)}
+    _, matched = _scatters(fig.axes[0])
+    import matplotlib.colors as mcolors
+
+    got = sorted((round(xy[0]), mcolors.to_hex(c)) for xy, c in zip(matched.get_offsets(), matched.get_facecolors()))
+    expected = sorted((p, mcolors.to_hex(colour[name])) for m in sorted(matches, key=lambda m: m.positions)
+                      for p, name in zip(m.positions, {(0, 1, 2): "axc", (0, 1, 3): "axc", (0, 2, 3): "axc"}[m.positions]))
+    assert got == expected
+    with pytest.raises(ValueError, match="captures=True"):
+        cplot.timeline(query.run(events), events, color_by="variable")
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"partition_by": "nope"}, "partition_by='nope': no event has a value"),
+    ({"time_field": "nope"}, "time_field='nope': no event has a value"),
+    ({"type_field": "kind"}, "type_field='kind': no event has a value"),
+    ({"xlim": (5, 1)}, "lo <= hi"),
+])
+def test_options_that_would_draw_an_empty_picture_are_refused(options, message):
+    matches = ceql.compile(SMALL_QUERY).run(SMALL)
+    with pytest.raises(ValueError, match=message):
+        cplot.timeline(matches, SMALL, **options)
 
 
 def test_large_inputs_are_sampled_and_aggregated_and_the_figure_says_so():

@@ -2,8 +2,8 @@
 
     python docs/tools/make_timelines.py
 
-The main job of the README (examples/stock/main.ceql over examples/stock/stock_sample.csv) and
-the small hand-made example of docs/tutorials/timeline.md.
+The main job of the README (examples/stock/main.ceql over examples/stock/stock_sample.csv), with
+and without captures, and the small hand-made example of docs/tutorials/timeline.md.
 """
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ def main() -> None:
     ceql.plot.save_timeline(matches, trades, str(IMAGES / "timeline-stock-zoom.png"), partition_by="volume",
                             xlim=(11200, 11450), title="examples/stock/main.ceql: the matches ending at "
                             "positions 11,200 to 11,450")
+    captured = query.run(trades, time_field="stock_time", time_unit="ms", captures=True)
+    ceql.plot.save_timeline(captured, trades, str(IMAGES / "timeline-variables.png"), partition_by="volume",
+                            color_by="variable", xlim=(10900, 11500), title="examples/stock/main.ceql with "
+                            "captures=True: each matched trade coloured by its variable")
 
     small = [{"type": t} for t in "AABXBCAC"]
     matches = ceql.compile("SELECT * FROM S WHERE A ; B+ ; C").run(small)

@@ -216,11 +216,15 @@ def _type_column(events: Events, requested: Optional[str]) -> Events:
     """Renames the event-type column to ``type`` (and a column already named
     ``type`` to ``_type``)."""
     names = events.names if isinstance(events, Rows) else events.column_names
+    if not names and not events.num_rows:
+        return events  # an empty file: no events, so no column to look for
     source = requested or ("type" if "type" in names else "event_type" if "event_type" in names else None)
     if source is None or source not in names:
         listed = ", ".join(names) if names else "none"
-        named = f" `{source}`" if source else ""
-        raise UsageError(f"the input has no event-type column{named} (columns: {listed}); use --type-field")
+        if requested:
+            raise UsageError(f"the input has no column `{requested}` for --type-field (columns: {listed})")
+        raise UsageError(f"the input has no event-type column, `type` or `event_type` (columns: {listed}); "
+                         "name it with --type-field")
     if source == "type":
         return events
     rename = {source: "type", "type": "_type"}

@@ -29,7 +29,7 @@ from ._inputs import refuse_duplicate_columns
 from ._options import BUDGETS, RunOptions, _budget
 from ._sources import ArrowSource, ListSource
 from ._units import TIME_UNITS
-from .errors import CeqlError, CeqlEventError
+from .errors import CeqlError, CeqlEventError, CeqlMemoryError
 
 PROGRESS_MIN_ROWS = 100_000
 #: ``ceql run`` keeps each push's output near this many complex events: it
@@ -112,8 +112,14 @@ class _Once(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None):
         if getattr(namespace, self.dest, None) is not None:
-            parser.error(f"{option_string} given twice: ceql run reads one file (concatenate the files first)")
+            what = "reads one file (concatenate the files first)" if self.dest == "input" else "writes one output"
+            parser.error(f"{option_string} given twice: ceql {what}")
         setattr(namespace, self.dest, values)
+
+
+def _count(n: int, noun: str) -> str:
+    """``n`` with ``noun``, plural unless ``n`` is 1: "1 live partition", "2,048 tECS nodes"."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
 def _located(text: str, args: argparse.Namespace) -> str:
@@ -189,6 +195,7 @@ def _run(args: argparse.Namespace) -> int:
         tell(f"ceql: {e}")
         return 3
     except CeqlError as e:  # CeqlMemoryError, CeqlInternalError
+        emit(getattr(e, "matches", []), source)
         if writer is not None:
             writer.close()
         tell(f"ceql: {_BUDGET_NAME.sub(lambda m: '--' + m.group().replace('_', '-'), str(e))}")
@@ -213,8 +220,8 @@ def _run(args: argparse.Namespace) -> int:
     if dropped:
         lines.append(f"not matched: {stats['late_dropped']:,} late, {stats['no_key']:,} without partition key")
     lines.append(
-        f"engine:     {stats['det_states']} det-states, {stats['cache_clears']} cache clears, "
-        f"{stats['partitions']} live partitions, {stats['live_nodes']:,} tECS nodes")
+        f"engine:     {_count(stats['det_states'], 'det-state')}, {_count(stats['cache_clears'], 'cache clear')}, "
+        f"{_count(stats['partitions'], 'live partition')}, {_count(stats['live_nodes'], 'tECS node')}")
     lines.extend(f"  e.g. {m!r}" for m in examples)
     if plotted is not None:
         _plot(plotted, events, args, query)
@@ -300,7 +307,7 @@ def _pushes(runtime: Any, events: Any, source: Any, max_rows: int, bar: Any,
         n = min(rows, total - start)
         try:
             matches = push(part(start, n), source)
-        except CeqlEventError as e:
+        except (CeqlEventError, CeqlMemoryError) as e:
             e.matches = list(runtime.take_matches(source))
             raise
         start += n
@@ -376,10 +383,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     r.add_argument("--input", required=True, action=_Once,
                    help="events: .csv, .tsv, .jsonl (also .ndjson or .json: one JSON object per line) "
                         "or .parquet, in stream order (one file)")
-    r.add_argument("--output", help="write matches as JSON lines to this file ('-' for stdout)")
+    r.add_argument("--output", action=_Once, help="write matches as JSON lines to this file ('-' for stdout)")
     r.add_argument("--schema", help="file with CREATE STREAM declarations")
     r.add_argument("--time-field", help="column with the event time stamp (for WITHIN <duration>)")
-    r.add_argument("--time-unit", default="ns", choices=list(TIME_UNITS), help="unit of a numeric time field")
+    r.add_argument("--time-unit", choices=list(TIME_UNITS),
+                   help="unit of a numeric --time-field (default ns); needs --time-field")
     r.add_argument("--type-field", help="column with the event type (default: type, else event_type)")
     r.add_argument("--late", default="error", choices=["error", "drop"], help="time stamps going backwards")
     r.add_argument("--batch-size", type=_positive, default=65_536, help="rows per batch fed to the engine")
@@ -402,8 +410,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     e.add_argument("--schema", help="file with CREATE STREAM declarations")
     e.add_argument("--format", default="text", choices=["text", "dot", "svg"],
                    help="text (default), dot (Graphviz source), svg (needs Graphviz's dot and the graphviz extra)")
-    e.add_argument("--output", help="write to this file instead of standard output")
+    e.add_argument("--output", action=_Once, help="write to this file instead of standard output")
     args = parser.parse_args(argv)
+    if args.command == "run":
+        if args.time_unit is not None and args.time_field is None:
+            r.error("--time-unit is the unit of --time-field's values: give --time-field too")
+        args.time_unit = args.time_unit or "ns"
     return explain(args) if args.command == "explain" else run(args)
 
 

@@ -93,7 +93,8 @@ def to_svg(dot: str) -> str:
     is missing or fails."""
     graphviz = _graphviz()
     try:
-        return str(graphviz.Source(dot).pipe(format="svg", encoding="utf-8"))
+        # quiet: dot's own messages are in the error raised, not printed too.
+        return str(graphviz.Source(dot).pipe(format="svg", encoding="utf-8", quiet=True))
     except graphviz.ExecutableNotFound:
         raise CeqlError(f"rendering SVG needs {EXTRA_HINT}; `dot` was not found on PATH", code="GRAPHVIZ") from None
     except graphviz.CalledProcessError as e:

@@ -24,7 +24,7 @@ __all__ = ["timeline", "save_timeline", "COLOR_BY"]
 
 #: Accepted values of ``color_by``: one colour per complex event, or per event type. Colouring
 #: by variable will be added with named captures.
-COLOR_BY = ("match", "type")
+COLOR_BY = ("match", "type", "variable")
 
 _EXTRA = "ceql.plot needs matplotlib, an optional extra: pip install 'ceql[plot]'"
 
@@ -64,6 +64,26 @@ def _matches(matches: Any) -> List[Tuple[int, int, Tuple[int, ...]]]:
         positions = matches.column("positions").to_pylist()
         return [(s, e, tuple(p)) for s, e, p in zip(starts, ends, positions)]
     return [(m.start, m.end, tuple(m.positions)) for m in matches]
+
+
+def _variables(matches: Any) -> List[Tuple[Tuple[str, ...], ...]]:
+    """Per match, the names (types and ``AS`` names) that captured each of its
+    positions, in the order of ``positions``: matches of ``captures=True`` only."""
+    if hasattr(matches, "column_names") and hasattr(matches, "column"):
+        if "variables" not in matches.column_names:
+            raise ValueError("color_by='variable' needs the matches of run_arrow(..., captures=True)")
+        return [tuple(tuple(names) for names in per) for per in matches.column("variables").to_pylist()]
+    try:
+        return [tuple(m.variables) for m in matches]
+    except ValueError as e:  # a Match computed without captures
+        raise ValueError("color_by='variable' needs the matches of run(..., captures=True)") from e
+
+
+def _variable_label(names: Tuple[str, ...], event_type: Optional[str]) -> str:
+    """What a captured event is coloured by: its ``AS`` names, or its type name when
+    nothing else captured it (the lane already shows the type)."""
+    own = [n for n in names if n != event_type]
+    return " / ".join(own or names)
 
 
 def _coordinates(times: List[Any], dates_mod: Any) -> Tuple[List[float], bool]:
@@ -144,7 +164,9 @@ def timeline(
       ``max_lanes`` lanes are drawn: the partitions with the most matched events first.
     * Each complex event is a line through its events, offset slightly within the lanes so
       that matches sharing events stay apart. ``color_by="match"`` gives each match its own
-      colour; ``color_by="type"`` colours the matched events by type (the lines are grey).
+      colour; ``color_by="type"`` colours the matched events by type, and
+      ``color_by="variable"`` by the variables that captured them (their ``AS``
+      names, else their type), for matches of ``captures=True`` (the lines are grey).
     * More than ``max_events`` events are drawn as a density per lane; more than
       ``max_matches`` matches as an evenly spaced sample (by end). A note under the plot says
       what was sampled or aggregated, and a strip counts every match by where it ended.
@@ -152,16 +174,25 @@ def timeline(
       datetimes): the events in it and the matches that end in it.
 
     Raises ``ImportError`` naming the ``plot`` extra when matplotlib is missing, and
-    ``ValueError`` for an unknown ``color_by`` or a position outside ``events``.
+    ``ValueError`` for an unknown ``color_by``, ``color_by="variable"`` without
+    captures, a ``partition_by`` or ``time_field`` that no event has, a reversed
+    ``xlim``, or a position outside ``events``.
     """
     if color_by not in COLOR_BY:
         raise ValueError(f"color_by must be one of {', '.join(map(repr, COLOR_BY))}, not {color_by!r}")
+    if xlim is not None and not xlim[0] <= xlim[1]:
+        raise ValueError(f"xlim=(lo, hi) needs lo <= hi, not {xlim!r}")
     collections, colormaps, dates_mod, figure_mod, ticker = _matplotlib()
     import numpy as np
 
     found = _matches(matches)
+    captured = _variables(matches) if color_by == "variable" else None
+    found_all = found  # before xlim keeps the matches that end in view
     types = [None if t is None else str(t) for t in _column(events, type_field)]
     n = len(types)
+    for option, field in (("type_field", type_field), ("partition_by", partition_by), ("time_field", time_field)):
+        if field and n and all(v is None for v in _column(events, field)):
+            raise ValueError(f"{option}={field!r}: no event has a value for that field")
     for s, e, ps in found:
         if e >= n or s < 0 or any(p >= n for p in ps):
             raise ValueError(f"a match refers to position {e}, beyond the {n} events given: pass the input it was computed on")
@@ -253,6 +284,15 @@ def timeline(
         drawn_notes.append(events_note)
     notes = drawn_notes + notes
 
+    # color_by="variable": per match (by the identity of its tuple, which xlim keeps),
+    # the label of each position; one event may be captured by other names in another match.
+    variable_of: Dict[int, Dict[int, str]] = {}
+    if captured is not None:
+        for m, names in zip(found_all, captured):
+            variable_of[id(m)] = {p: _variable_label(ns, types[p]) for p, ns in zip(m[2], names)}
+    variable_names = sorted({v for labels in variable_of.values() for v in labels.values()})
+    variable_cmap = colormaps["tab10"] if len(variable_names) <= 10 else colormaps["tab20"]
+    variable_colour = {v: variable_cmap(i % variable_cmap.N) for i, v in enumerate(variable_names)}
     cmap = colormaps["tab10"] if color_by == "match" and len(shown) <= 10 else colormaps["turbo"]
     type_cmap = colormaps["tab10"] if len(type_names) <= 10 else colormaps["tab20"]
     type_colour = {t: type_cmap(i % type_cmap.N) for i, t in enumerate(type_names)}
@@ -272,7 +312,8 @@ def timeline(
             seg_colours.append(colour)
         for p, pt in zip(in_view, pts):
             points.append(pt)
-            point_colours.append(colour if color_by == "match" else type_colour[types[p]])
+            point_colours.append(colour if color_by == "match" else type_colour[types[p]] if color_by == "type"
+                                 else variable_colour[variable_of[id(found[i])][p]])
     if hidden:
         notes.append(f"{hidden} drawn matches have no event in the lanes shown")
     alpha = 0.85 if len(shown) <= 30 else 0.45
@@ -286,6 +327,11 @@ def timeline(
 
         handles = [Line2D([], [], marker="o", linestyle="", color=type_colour[t], label=t) for t in type_names]
         ax.legend(handles=handles, title="event type", loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
+    if color_by == "variable":
+        from matplotlib.lines import Line2D
+
+        handles = [Line2D([], [], marker="o", linestyle="", color=variable_colour[v], label=v) for v in variable_names]
+        ax.legend(handles=handles, title="variable", loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
 
     # Strip: every match, counted by where it ends.
     end_x = [x[e] for _, e, _ in found if not math.isnan(x[e])]

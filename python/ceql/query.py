@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+import re
 from typing import Any, Iterator, List, Optional
 
 from . import _ceql
@@ -10,7 +11,10 @@ from ._inputs import Kind, classify, for_columns, for_push, narrow_positions, re
 from ._options import RunOptions
 from ._sources import PandasSource
 from .arrow import matches_table
-from .errors import CeqlError, CeqlEventError, CeqlWarning
+from .errors import CeqlError, CeqlEventError, CeqlMemoryError, CeqlWarning
+
+#: String literals and quoted names (kept) and comments (dropped by ``Query.__repr__``), docs/language.md#s2-1.
+_COMMENT = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|`(?:[^`]|``)*`|--[^\n]*|/\*.*?(?:\*/|\Z)", re.S)
 
 Match = _ceql.Match
 
@@ -31,17 +35,30 @@ def compile(text: str, schema: Optional[str] = None, *, compat_ignore_strategy: 
     if isinstance(schema, str):
         schema = schema.removeprefix("\ufeff")
     native = _ceql.NativeQuery(text, schema, compat_ignore_strategy)
-    return Query(native, text, schema)
+    return Query(native, text, schema, compat_ignore_strategy)
+
+
+def _compile_again(text: str, schema: Optional[str], compat_ignore_strategy: bool) -> "Query":
+    """Unpickles a :class:`Query`."""
+    return compile(text, schema, compat_ignore_strategy=compat_ignore_strategy)
 
 
 class Query:
     """A compiled query. Evaluate it with :meth:`run` (finite input) or
     :meth:`stream` (unbounded input)."""
 
-    def __init__(self, native: "_ceql.NativeQuery", text: str, schema: Optional[str]) -> None:
+    def __init__(self, native: "_ceql.NativeQuery", text: str, schema: Optional[str],
+                 compat_ignore_strategy: bool = False) -> None:
         self._native = native
         self.text = text
         self.schema = schema
+        self._compat_ignore_strategy = compat_ignore_strategy
+
+    def __reduce__(self) -> Any:
+        """A query pickles as its text and compiles again when unpickled (to
+        another process or a Spark executor, say); a stream's state goes with
+        :meth:`Stream.snapshot` instead."""
+        return (_compile_again, (self.text, self.schema, self._compat_ignore_strategy))
 
     @property
     def warnings(self) -> List[CeqlWarning]:
@@ -107,7 +124,8 @@ class Query:
         physical memory, the cgroup's limit and the address space left under
         ``ulimit -v``). An evaluation that outgrows it raises
         :class:`ceql.CeqlMemoryError`, whose message names the part that
-        dominates, instead of being killed by the kernel.
+        dominates, instead of being killed by the kernel. Like a bad event's
+        error, it carries the matches that ended before it in ``matches``.
 
         Every budget is ``None`` or a positive integer; anything else raises a
         ``ValueError`` naming the argument.
@@ -159,8 +177,8 @@ class Query:
         source = PandasSource(events) if kind is Kind.PANDAS else pushable.source()
         try:
             matches = pushable.push(rt, source)
-        except CeqlEventError as e:
-            # The matches that ended before the bad event.
+        except (CeqlEventError, CeqlMemoryError) as e:
+            # The matches that ended before the bad event (or the one over a budget).
             e.matches = list(rt.take_matches(source))
             raise
         return matches + list(rt.close_deadlines(source)) if close_deadlines else matches
@@ -330,7 +348,10 @@ class Query:
         return Stream(self, options.runtime(self))
 
     def __repr__(self) -> str:
-        text = " ".join(self.text.split())
+        # The query's own words: the comments that often open a query file go
+        # (``Query.text`` has it whole).
+        words = _COMMENT.sub(lambda m: m.group() if m.group()[0] in "'\"`" else " ", self.text)
+        text = " ".join(words.split()) or " ".join(self.text.split())
         return f"ceql.compile({text[:60] + ('...' if len(text) > 60 else '')!r})"
 
     # -- seeing what the engine does (the logic is in ceql/explain.py) ----------

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, List, Optional, Tuple
 from . import _ceql
 from ._inputs import Kind, Pushable, classify, for_push
 from ._sources import DeferredSource, ListSource, Retained
-from .errors import CeqlError, CeqlEventError, CeqlSnapshotError
+from .errors import CeqlError, CeqlEventError, CeqlMemoryError, CeqlSnapshotError
 
 if TYPE_CHECKING:
     from .query import Query
@@ -100,7 +100,9 @@ class Stream:
     released, which may be earlier ones; :meth:`flush` releases everything.
     """
 
-    def __init__(self, query: "Query", native: "_ceql.NativeRuntime") -> None:
+    def __init__(self, query: "Query" = None, native: "_ceql.NativeRuntime" = None) -> None:  # type: ignore[assignment]
+        if query is None or native is None:
+            raise TypeError("a Stream is made by a query: ceql.compile(text).stream(...)")
         self.query = query
         self._native = native
         self._chunks = Retained(_CHUNK)
@@ -112,6 +114,10 @@ class Stream:
         #: Events pulled so far by the running push_many (for its messages).
         self._pulled = 0
         self._next_tag = 0
+
+    def __reduce__(self) -> Any:
+        raise TypeError("a ceql.Stream cannot be pickled: save its state with Stream.snapshot() and bring it back "
+                        "with ceql.Stream.restore(query, data)")
 
     # -- input -------------------------------------------------------------
     @_serialised
@@ -194,7 +200,7 @@ class Stream:
         self._pulled += len(chunk)
         try:
             out.extend(self._push_list(chunk))
-        except CeqlEventError as e:
+        except (CeqlEventError, CeqlMemoryError) as e:
             e.matches = out + e.matches
             raise
 
@@ -255,7 +261,7 @@ class Stream:
             matches = call(source)
         except BaseException as e:
             self._settle(start, source, failed=True)
-            if isinstance(e, CeqlEventError):
+            if isinstance(e, (CeqlEventError, CeqlMemoryError)):
                 e.matches = list(self._native.take_matches(source))
             raise
         self._settle(start, source)
@@ -353,9 +359,9 @@ class Stream:
     def _failed_push(self, start: int, error: BaseException) -> None:
         """After a push that failed part-way: the last chunk keeps only the events
         the engine processed (they have positions, and later matches may use them),
-        and a bad event's error gets the matches that ended before it."""
+        and a bad event's error (or a budget's) gets the matches that ended before it."""
         self._chunks.keep_first(start, self._native.next_position() - start)
-        if isinstance(error, CeqlEventError):
+        if isinstance(error, (CeqlEventError, CeqlMemoryError)):
             error.matches = list(self._native.take_matches(self._chunks.view()))
 
     def _retained(self) -> Tuple[int, List[Any]]:

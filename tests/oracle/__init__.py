@@ -80,6 +80,11 @@ Points where the specification is ambiguous or self-contradictory, and the readi
 15. V46/V49: the vectors use the default schema (``t:int``) and ``time_field="t"`` (ns), rather
     than declaring ``t`` as ``primary_time``. V64 prices are given as written (``101`` is a Python
     int for a ``double`` attribute, converted per docs/language.md#s1-1).
+16. Correlated terms (docs/language.md#s3-4a) are tested on every valuation of the filtered
+    formula, before the window and the strategy: a data error in a valuation that the window
+    or ``STRICT`` rules out, which the spec says raises nothing, raises OracleEventError here.
+    Differential tests treat an oracle data error as "no comparison" or keep such
+    mismatches out of their streams.
 """
 
 from .errors import OracleError, OracleEventError

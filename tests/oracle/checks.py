@@ -397,6 +397,8 @@ def check_query(q, schema):
                         kinds = {isinstance(v, str) for v in p.values}
                         if len(kinds) > 1:
                             raise OracleError("E0300", "IN list mixes strings and numbers")
+                    if isinstance(p, N.Bare) and never_boolean(p.expr):
+                        raise OracleError("E0300", "bare predicate is a number or a string")
                 if schema is not None:
                     attr_cat = attr_categories(schema, types_cache[id(term)], pred_attrs(term.pred))
                     for x in other_reads(term.pred):
@@ -481,6 +483,17 @@ def _lit_cat(v):
     if isinstance(v, str):
         return "str"
     return "num"
+
+
+def never_boolean(e):
+    """An expression whose type the query alone fixes as not boolean (docs/language.md#s3-4:
+    a mistake visible from the query is E0300 in both modes): a non-boolean literal,
+    arithmetic, or an aggregate other than first/last."""
+    if isinstance(e, N.Lit):
+        return not isinstance(e.value, bool)
+    if isinstance(e, (N.Unary, N.Bin)):
+        return True
+    return isinstance(e, N.Agg) and e.func not in ("first", "last")
 
 
 def type_expr(e, cats):

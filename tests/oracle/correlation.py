@@ -113,9 +113,18 @@ def satisfies(v, term, events):
     return True
 
 
+#: The one NaN the measures give: a NaN equals a NaN in outputs (docs/language.md#s3-5a),
+#: and Python's sets tell NaN objects apart unless they are the same object.
+NAN = float("nan")
+
+
+def _one_nan(x):
+    return NAN if isinstance(x, float) and x != x else x
+
+
 def measures(q, v, events):
     """The SELECT list's measures of valuation ``v``: a tuple of (name, value)."""
-    return tuple((name, aggregate(agg, v, events)) for name, agg in q.measures)
+    return tuple((name, _one_nan(aggregate(agg, v, events))) for name, agg in q.measures)
 
 
 # ------------------------------------------------------------------ static: definitely bound

@@ -496,12 +496,23 @@ class Parser:
         if self.is_sym("-"):
             self.next()
             neg = True
+            if self.min_magnitude_follows():
+                self.next()
+                return -(2 ** 63)
         v = self.number()
         return -v if neg else v
+
+    def min_magnitude_follows(self):
+        """The integer literal 2^63, which only a minus before it makes a 64-bit
+        integer (§2.1)."""
+        t = self.peek()
+        return t.kind == "INT" and t.value == 2 ** 63
 
     def number(self):
         t = self.peek()
         if t.kind == "INT":
+            if t.value > 2 ** 63 - 1:
+                raise OracleError("E0101", "integer literal %d does not fit in i64" % t.value)
             self.next()
             return t.value
         if t.kind == "DOUBLE":
@@ -527,6 +538,9 @@ class Parser:
     def e_un(self):
         if self.peek().kind == "SYM" and self.peek().value in ("+", "-"):
             op = self.next().value
+            if op == "-" and self.min_magnitude_follows():
+                self.next()
+                return N.Lit(-(2 ** 63))
             return N.Unary(op, self.e_un())
         return self.e_prim()
 

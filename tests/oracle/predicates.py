@@ -95,6 +95,8 @@ def arith(op, a, b):
         return None
     if op == "/":
         return x / y
+    if math.isinf(x):
+        return math.nan  # IEEE fmod(±inf, y); Python's math.fmod raises instead
     return math.fmod(x, y)
 
 

@@ -163,34 +163,22 @@ impl Match {
         }
     }
 
-    fn __repr__(&self) -> String {
-        let m = self.get();
+    /// `Match(start=.., end=.., positions=(..))`, with the `captures` and
+    /// `measures` dicts as Python prints them (their own `repr`).
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let this = slf.borrow();
+        let m = this.get();
         let ps: Vec<String> = m.positions.iter().map(u64::to_string).collect();
         let tail = if ps.len() == 1 { "," } else { "" };
         let mut text = format!("Match(start={}, end={}, positions=({}{tail})", m.start, m.end, ps.join(", "));
-        if let Ok(pairs) = self.capture_pairs() {
-            let items: Vec<String> = pairs
-                .iter()
-                .map(|(n, ps)| {
-                    let ps: Vec<String> = ps.iter().map(u64::to_string).collect();
-                    let tail = if ps.len() == 1 { "," } else { "" };
-                    format!("{n:?}: ({}{tail})", ps.join(", "))
-                })
-                .collect();
-            text.push_str(&format!(", captures={{{}}}", items.join(", ")));
+        if this.capture_pairs().is_ok() {
+            text.push_str(&format!(", captures={}", slf.getattr("captures")?.repr()?));
         }
-        if !self.shared.measure_names.is_empty() {
-            let items: Vec<String> = self
-                .shared
-                .measure_names
-                .iter()
-                .zip(self.get().measures)
-                .map(|(n, v)| format!("{n:?}: {}", value_repr(v)))
-                .collect();
-            text.push_str(&format!(", measures={{{}}}", items.join(", ")));
+        if !this.shared.measure_names.is_empty() {
+            text.push_str(&format!(", measures={}", slf.getattr("measures")?.repr()?));
         }
         text.push(')');
-        text
+        Ok(text)
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
@@ -248,17 +236,4 @@ fn value_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
         Value::Float(f) => f.into_pyobject(py)?.into_any(),
         Value::Str(s) => pyo3::types::PyString::new(py, s).into_any(),
     })
-}
-
-/// A measure's value as Python's `repr` writes it.
-fn value_repr(v: &Value) -> String {
-    match v {
-        Value::Null => "None".into(),
-        Value::Bool(b) => if *b { "True" } else { "False" }.into(),
-        Value::Int(i) | Value::Timestamp(i) => i.to_string(),
-        Value::Float(f) if f.is_nan() => "nan".into(),
-        Value::Float(f) if f.is_infinite() => if *f > 0.0 { "inf" } else { "-inf" }.into(),
-        Value::Float(f) => format!("{f:?}"),
-        Value::Str(s) => format!("{s:?}"),
-    }
 }

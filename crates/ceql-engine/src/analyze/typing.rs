@@ -7,7 +7,7 @@ use super::Resolved;
 use crate::predicate::Regexes;
 use crate::schema::{Schema, TypeId};
 use crate::value::{AttrType, TypeKind};
-use ceql_syntax::ast::{self, Cel, CelKind, CmpOp, Expr, ExprKind, Filter, Literal, Pred, ValueSet};
+use ceql_syntax::ast::{self, AggFunc, Cel, CelKind, CmpOp, Expr, ExprKind, Filter, Literal, Pred, ValueSet};
 use ceql_syntax::{Diagnostic, Span};
 
 /// Calls `f(span, pred)` for every filter term `x[P]` of the formula, including
@@ -245,8 +245,25 @@ pub(crate) fn pred_type(
             if !matches!(t, TypeKind::Bool | TypeKind::Unknown | TypeKind::Null) {
                 return Err(type_error(format!("a predicate must be boolean, found {}", t.name()), e.span));
             }
+            // Arithmetic and the numeric aggregates give numbers whatever their
+            // operands' types, which declarations alone would tell: visible from
+            // the query, so `E0300` in both modes (docs/language.md#s3-4).
+            if never_boolean(e) {
+                return Err(type_error("a predicate must be boolean, found a number".to_string(), e.span));
+            }
             Ok(())
         }
+    }
+}
+
+/// Whether `e` is arithmetic or a numeric-only aggregate: never a boolean.
+fn never_boolean(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Unary { .. } | ExprKind::Binary { .. } => true,
+        ExprKind::Agg(a) => {
+            matches!(a.func, AggFunc::Count | AggFunc::Sum | AggFunc::Avg | AggFunc::Min | AggFunc::Max)
+        }
+        _ => false,
     }
 }
 

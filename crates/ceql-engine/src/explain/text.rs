@@ -193,7 +193,8 @@ fn duration(ns: i64) -> String {
         (1, "nanoseconds"),
     ];
     let (unit, name) = UNITS.iter().copied().find(|(u, _)| ns != 0 && ns % u == 0).unwrap_or((1, "nanoseconds"));
-    format!("{} {name}", ns / unit)
+    let n = ns / unit;
+    format!("{n} {}", if n == 1 { &name[..name.len() - 1] } else { name })
 }
 
 /// `text` cut to `max` characters with an ellipsis.

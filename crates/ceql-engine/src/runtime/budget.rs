@@ -95,14 +95,24 @@ impl Runtime {
         } else {
             format!(" They differ in the states of {}.", constructs.join(", "))
         };
+        // The cache keeps its start det-state beside those of the partial matches.
+        let (kept, bytes) = (self.state.cache.num_states(), self.state.cache.memory_bytes());
+        let over = if kept > config.max_det_states {
+            format!("{kept} det-states, more than max_det_states = {}", config.max_det_states)
+        } else {
+            format!("{bytes} bytes, more than max_cache_bytes = {}", config.max_cache_bytes)
+        };
+        let combinations = if live.len() == 1 { "combination" } else { "combinations" };
+        let bound = if self.config.facts.epsilon.is_some() {
+            "shorten the window, add CONSUME BY"
+        } else {
+            "bound the runs with WITHIN or CONSUME BY"
+        };
         format!(
-            "the partial matches are in {} different combinations of automaton states at once (det-states), \
-             more than the determinization cache holds (max_det_states = {}, max_cache_bytes = {} bytes).{which} \
-             Raise max_det_states / max_cache_bytes, bound the runs with WITHIN or CONSUME BY, or make the pattern \
-             less ambiguous.",
+            "the partial matches are in {} different {combinations} of automaton states at once (det-states); \
+             with its start state the determinization cache must keep {over}.{which} Raise max_det_states / \
+             max_cache_bytes, {bound}, or make the pattern less ambiguous.",
             live.len(),
-            config.max_det_states,
-            config.max_cache_bytes,
         )
     }
 
@@ -148,11 +158,12 @@ impl Runtime {
                 mib(parts)
             )
         } else if arena >= cache {
-            format!(
-                "the partial matches (tECS) hold {}; without WITHIN they live until they die or are consumed: \
-                 add WITHIN or CONSUME BY, or a smaller window",
-                mib(arena)
-            )
+            let remedy = if self.config.facts.epsilon.is_some() {
+                "they live as long as the window: shorten it, or add CONSUME BY"
+            } else {
+                "without WITHIN they live until they die or are consumed: add WITHIN or CONSUME BY"
+            };
+            format!("the partial matches (tECS) hold {}; {remedy}", mib(arena))
         } else {
             format!("the determinization cache holds {}; lower max_cache_bytes", mib(cache))
         };

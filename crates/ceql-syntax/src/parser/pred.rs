@@ -207,7 +207,15 @@ fn e_un(pair: Pair<'_>) -> Result<Expr, Diagnostic> {
                 let span = Span::of(&q);
                 signs.push((span, q.into_inner().next().expect("sign").as_rule() == Rule::minus));
             }
-            Rule::e_prim => operand = Some(e_prim(q)?),
+            Rule::e_prim => match signs.last() {
+                // `-9223372036854775808`: the one literal beyond 64 bits that a
+                // minus brings back into them (docs/language.md#s2-1).
+                Some(&(sign, true)) if is_min_magnitude(&q) => {
+                    signs.pop();
+                    operand = Some(Expr { kind: ExprKind::Int(i64::MIN), span: sign.to(Span::of(&q)) });
+                }
+                _ => operand = Some(e_prim(q)?),
+            },
             _ => {}
         }
     }
@@ -217,6 +225,13 @@ fn e_un(pair: Pair<'_>) -> Result<Expr, Diagnostic> {
         e = Expr { kind: ExprKind::Unary { negate, operand: Box::new(e) }, span };
     }
     Ok(e)
+}
+
+/// Whether a primary is the integer literal 2^63, which only a minus makes a
+/// 64-bit integer.
+fn is_min_magnitude(prim: &Pair<'_>) -> bool {
+    let inner = prim.clone().into_inner().next().expect("primary");
+    inner.as_rule() == Rule::number && inner.as_str().trim_start_matches('0') == "9223372036854775808"
 }
 
 fn e_prim(pair: Pair<'_>) -> Result<Expr, Diagnostic> {

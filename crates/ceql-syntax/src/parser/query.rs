@@ -81,6 +81,10 @@ fn select_list(pair: Pair<'_>) -> Result<(SelectList, Vec<Measure>), Diagnostic>
             Rule::select_entry => {
                 let entry = p.into_inner().next().expect("select entry");
                 match entry.as_rule() {
+                    Rule::star if star.is_some() => {
+                        return Err(Diagnostic::error("E0100", "`*` is listed twice", Span::of(&entry))
+                            .with_label("write `*` once"))
+                    }
                     Rule::star => star = Some(Span::of(&entry)),
                     Rule::measure => {
                         let mut agg = None;
