@@ -92,7 +92,8 @@ def test_budget_messages_say_what_is_over_and_do_not_ask_for_a_window_the_query_
     with pytest.raises(ceql.CeqlMemoryError) as info:
         q.run([{"type": "A"}, {"type": "B"}], max_det_states=1)
     message = info.value.message
-    assert "1 different combination of" in message and "more than max_det_states = 1" in message
+    assert "1 different combination of" in message and "must keep 2 det-states, more than it holds" in message
+    assert "max_det_states = 1," in message
     assert "bound the runs with WITHIN" not in message and "shorten the window" in message
     with pytest.raises(ceql.CeqlMemoryError) as info:
         q.run([{"type": "A"}, {"type": "B"}], max_state_bytes=10)

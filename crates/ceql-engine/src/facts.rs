@@ -53,6 +53,13 @@ pub struct QueryFacts {
     /// trailing absence), so a distribution layer may split the input by these
     /// attributes (the values normalised as that section says: `1` and `1.0` together).
     pub routed_by: Vec<(String, String)>,
+    /// With `CREATE STREAM` declarations and `PARTITION BY`: for each declared event
+    /// type (as `routed_by` names it), the attribute each group reads, the first of
+    /// the group that the type declares (docs/language.md#s3-8), `None` when it
+    /// declares none (its events have no key). Empty without declarations, where
+    /// an event takes the first attribute it has with a value. A distribution layer
+    /// that splits by key must key each type's rows as the engine does.
+    pub declared_keys: Vec<(String, Vec<Option<String>>)>,
     /// The deadline `d` of a trailing `ABSENT(...) FOR d`, in nanoseconds
     /// (docs/language.md#s3-3b): its matches are reported when time passes their deadline.
     pub trailing_absence: Option<i64>,
@@ -136,6 +143,21 @@ impl CompiledQuery {
                     .filter_map(|(t, a)| a.as_ref().map(|a| (plan.schema.type_display(t as u32), a.clone())))
                     .collect()
             }),
+            declared_keys: if plan.schema.declared && partitioned {
+                (0..plan.schema.types.len())
+                    .map(|t| {
+                        let td = &plan.schema.types[t];
+                        let attrs = plan
+                            .partition_by
+                            .iter()
+                            .map(|g| g.iter().find(|a| td.attr_type(a).is_some()).cloned())
+                            .collect();
+                        (plan.schema.type_display(t as u32), attrs)
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
             trailing_absence: plan.trailing.as_ref().map(|(_, nanos)| *nanos),
             event_types: plan.schema.type_names().into_iter().map(str::to_owned).collect(),
             relevant_types: self.relevant_types(),

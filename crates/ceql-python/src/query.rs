@@ -68,6 +68,7 @@ impl NativeQuery {
         d.set_item("window_n", n)?;
         d.set_item("window_attr", attr)?;
         d.set_item("partition_by", f.partition_by)?;
+        d.set_item("declared_keys", f.declared_keys)?;
         d.set_item(
             "consume",
             match f.consume {

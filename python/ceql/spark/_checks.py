@@ -110,11 +110,13 @@ def check_unique_order(rows: Any, columns: Sequence[str], before: Optional[tuple
     return h[-1], values(n - 1)
 
 
-def check_unique_ties(rows: Any, ties: Sequence[bytes], keys: Sequence[str], what: str) -> None:
-    """Refuses two rows of one micro-batch with equal time and tie-breaker (order
-    fields and key; rows without a key are not evaluated and do not count): which
-    one the engine read first would depend on how Spark split the input. (Rows of
-    different micro-batches are not compared.)"""
+def check_unique_ties(rows: Any, ties: Sequence[bytes], keys: Sequence[str], what: str,
+                      columns: Sequence[str] = ()) -> None:
+    """Refuses two rows of one micro-batch and bucket with equal time and
+    tie-breaker (order fields, key and routing key; rows without a key are not
+    evaluated and do not count): which one the engine read first would depend on
+    how Spark split the input. (Late rows, and rows of different micro-batches, are
+    not compared.) The error names the time and the values of ``columns``."""
     import pyarrow.compute as pc
 
     keyed = None
@@ -122,14 +124,16 @@ def check_unique_ties(rows: Any, ties: Sequence[bytes], keys: Sequence[str], wha
         valid = rows.column(k).is_valid()
         keyed = valid if keyed is None else pc.and_(keyed, valid)
     times = rows.column(TIME).to_pylist()
-    pairs = list(zip(times, ties)) if keyed is None else [p for p, ok in zip(zip(times, ties), keyed.to_pylist()) if ok]
+    index = range(len(times)) if keyed is None else [i for i, ok in enumerate(keyed.to_pylist()) if ok]
+    pairs = [(times[i], ties[i]) for i in index]
     if len(set(pairs)) == len(pairs):
         return
     seen = set()
-    for t, tie in pairs:
-        if (t, tie) in seen:
-            raise _duplicate(what, f"time {t} ns")
-        seen.add((t, tie))
+    for i, pair in zip(index, pairs):
+        if pair in seen:
+            values = [f"time {pair[0]} ns", *(repr(rows.column(c)[i].as_py()) for c in columns)]
+            raise _duplicate(what, ", ".join(values))
+        seen.add(pair)
 
 
 def _duplicate(what: str, values: str) -> ValueError:
@@ -146,6 +150,8 @@ def unique_what(prep: Any) -> str:
     them to the user."""
     parts = [f"time (nanoseconds of {prep.time_field!r})", *(f"order_field {o!r}" for o in prep.order_fields)]
     parts += [f"key {k!r}" for k in prep.key_names]
+    if prep.route_hidden:
+        parts.append("routing key")
     return ", ".join(parts)
 
 

@@ -24,15 +24,15 @@ from ._plan import QueryPlan
 #: field, and what the glue sorts and compares on.
 TIME = "__ceql_t"
 
-_QUERIES: Dict[Tuple[str, Optional[str]], "ceql.Query"] = {}
+_QUERIES: Dict[Tuple[str, Optional[str], bool], "ceql.Query"] = {}
 
 
 def compiled(plan: QueryPlan) -> "ceql.Query":
     """The query compiled once per Python worker process."""
-    key = (plan.text, plan.schema)
+    key = (plan.text, plan.schema, plan.compat_ignore_strategy)
     q = _QUERIES.get(key)
     if q is None:
-        q = _QUERIES[key] = ceql.compile(plan.text, plan.schema)
+        q = _QUERIES[key] = ceql.compile(plan.text, plan.schema, compat_ignore_strategy=plan.compat_ignore_strategy)
     return q
 
 

@@ -10,7 +10,7 @@ import hashlib
 import os
 import sys
 from pathlib import Path
-from typing import Any, List, Set
+from typing import Any, List, Optional, Set
 
 from ceql.errors import CeqlError
 
@@ -72,23 +72,41 @@ def _session_key(spark: Any) -> str:
         return "connect:" + str(getattr(spark, "session_id", id(spark)))
 
 
+def _cores(spark: Any) -> int:
+    """The cluster's cores as Spark counts them (``defaultParallelism``), at least 2."""
+    try:
+        return max(2, int(spark.sparkContext.defaultParallelism))
+    except Exception:  # Spark Connect has no SparkContext
+        try:
+            return max(2, int(spark.conf.get("spark.default.parallelism")))
+        except Exception:
+            return 2
+
+
 def _probe() -> Any:
     namespace: dict = {"__name__": "ceql_executor_probe"}
     exec(compile(_PROBE_SOURCE, "<ceql executor probe>", "exec"), namespace)
     return namespace["probe"]
 
 
-def check_executors(spark: Any, *, tasks: int = 2, cached: bool = False) -> List[str]:
+def check_executors(spark: Any, *, tasks: Optional[int] = None, cached: bool = False) -> List[str]:
     """Runs a small job whose tasks import ceql on the executors; raises
     :class:`CeqlSparkSetupError`, naming the executors' Python (``PYSPARK_PYTHON``)
     and what to install there, when they cannot, or when their ceql is another
     version than the driver's. Returns the executors' Python interpreters.
-    ``cached``: skip the check if it already passed in this session."""
+
+    ``tasks``: how many tasks the job has; by default one per core of the cluster
+    (``defaultParallelism``, at least 2). Spark places them, so they reach every
+    executor only when it spreads them: a node the job misses fails later, in the
+    query's own tasks. ``cached``: skip the check if it already passed in this
+    session."""
     import ceql
 
     key = _session_key(spark)
     if cached and key in _CHECKED:
         return []
+    if tasks is None:
+        tasks = _cores(spark)
     try:
         rows = spark.range(0, tasks, 1, tasks).mapInArrow(_probe(), _PROBE_SCHEMA).collect()
     except Exception as e:  # the worker could not even start the probe (no pyarrow?)

@@ -75,16 +75,22 @@ class Prepared:
 
     @property
     def sort_columns(self) -> List[str]:
-        """The order the engine reads rows in: time, order, then the keys (which
-        break ties between keys, so that nothing depends on the shuffle)."""
-        return [TIME, *self.order_fields, *self.key_hidden]
+        """The order the engine reads rows in: time, order, then the keys and the
+        routing key (which break ties between keys, so that nothing depends on the
+        shuffle; rows of two routing keys are in independent substreams)."""
+        return [TIME, *self.order_fields, *self.key_hidden, *self.route_hidden]
+
+    @property
+    def route_hidden(self) -> List[str]:
+        """The routing key's hidden column, when the input is split by it."""
+        return [ROUTE] if ROUTE in self.split_columns else []
 
     @property
     def kept_columns(self) -> List[str]:
         """Columns of a row the glue keeps while a match may still need it."""
         seen: List[str] = []
         hashes = [H0, H1] if self.identity_columns is None else []
-        for c in [*self.input_columns, TIME, *self.key_hidden, *hashes]:
+        for c in [*self.input_columns, TIME, *self.key_hidden, *self.route_hidden, *hashes]:
             if c not in seen:
                 seen.append(c)
         return seen
@@ -215,7 +221,7 @@ def _out_of_range(time_field: str, c: Any) -> Any:
     ))
 
 
-def key_exprs(df: Any, plan: QueryPlan) -> List[Any]:
+def key_exprs(df: Any, plan: QueryPlan, type_field: str) -> List[Any]:
     """(hidden name, output name, expression) per PARTITION BY group.
 
     Without a declaration the engine keys an event on the first attribute of each
@@ -226,6 +232,10 @@ def key_exprs(df: Any, plan: QueryPlan) -> List[Any]:
     (-0.0 is 0.0) as the engine does. Alternatives of different types become a
     string tagged with the kind of value the engine reads (:func:`tagged_key`), so
     that values the engine finds equal are equal here and others are not.
+
+    With declarations each type reads the first attribute of the group that it
+    declares, NULL or not, and a type that declares none (or that is not declared)
+    has no key: the expression picks the column per type (``plan.declared_keys``).
     """
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
@@ -238,7 +248,9 @@ def key_exprs(df: Any, plan: QueryPlan) -> List[Any]:
                 f"PARTITION BY [{', '.join(group)}]: the DataFrame has none of these columns, so no event would have a key"
             )
         types = {df.schema[a].dataType for a in present}
-        if len(present) == 1:
+        if plan.declared_keys and len(group) > 1:
+            e = declared_key(df, plan, i, type_field, present, len(types) > 1)
+        elif len(present) == 1:
             e = qcol(present[0])
         elif len(types) == 1:
             e = F.coalesce(*[qcol(a) for a in present])
@@ -249,6 +261,26 @@ def key_exprs(df: Any, plan: QueryPlan) -> List[Any]:
             e = positive_zero(e, dt)
         out.append((f"__ceql_k{i}", present[0], e))
     return out
+
+
+def declared_key(df: Any, plan: QueryPlan, group: int, type_field: str, present: List[str], tagged: bool) -> Any:
+    """Group ``group``'s key with declarations: per declared type, the column of the
+    attribute it declares (tagged when the group's columns differ in type); NULL for
+    other rows, which the engine finds keyless."""
+    from pyspark.sql import functions as F
+
+    e = F.lit(None)
+    for qualified, attrs in reversed(plan.declared_keys):
+        attr = attrs[group]
+        if attr is None or attr not in present:
+            continue
+        stream, _, ty = qualified.rpartition(">")
+        cond = qcol(type_field) == F.lit(ty)
+        if stream and "stream" in df.columns:
+            cond = cond & (qcol("stream") == F.lit(stream))
+        c = qcol(attr)
+        e = F.when(cond, tagged_key(c, df.schema[attr].dataType) if tagged else c).otherwise(e)
+    return e
 
 
 def positive_zero(e: Any, dt: Any) -> Any:
@@ -381,17 +413,17 @@ def prepare(df: Any, plan: QueryPlan, *, type_field: Optional[str], time_field: 
     input_columns = list(df.columns)
     type_field, time_field, orders = resolve_columns(input_columns, type_field, time_field, order_field)
     check_input_columns(df, type_field)
-    keys = key_exprs(df, plan)
+    keys = key_exprs(df, plan, type_field)
     if plan.captures and VARIABLES in input_columns:
         raise ValueError(
             f"captures=True adds a field {VARIABLES!r} to each event of `events`, and the DataFrame has a column of "
             "that name: rename it"
         )
-    taken = {MATCH_ID, START, END, EVENTS} | ({KIND} if with_kind else set())
-    if plan.deadline_ns is not None:
-        taken.add(DEADLINE)
+    # Every name an output may have, whatever the mode, compared as Spark does
+    # (without case), so that a query's output columns do not change with late=.
+    taken = {MATCH_ID, START, END, EVENTS, KIND, DEADLINE}
     for _, name, _ in keys:
-        if name in taken:
+        if name.lower() in taken:
             raise ValueError(
                 f"PARTITION BY column {name!r} has the name of an output column ({', '.join(sorted(taken))}); "
                 "rename it in the DataFrame and the query"

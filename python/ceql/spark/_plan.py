@@ -46,6 +46,13 @@ class QueryPlan:
     #: the others before its shuffle, the streaming path in its state function.
     #: ``None``: every event can.
     relevant_types: Optional[Tuple[str, ...]] = None
+    #: ``ceql.compile(..., compat_ignore_strategy=True)``: the executors compile the
+    #: query with it too (every strategy evaluated as ``ALL``).
+    compat_ignore_strategy: bool = False
+    #: With declarations: per declared event type (``stream>type``), the attribute
+    #: each PARTITION BY group reads, None where it declares none (the engine's
+    #: ``describe()["declared_keys"]``, docs/language.md#s3-8).
+    declared_keys: Tuple[Tuple[str, Tuple[Optional[str], ...]], ...] = ()
 
     @property
     def partitioned(self) -> bool:
@@ -88,6 +95,9 @@ def plan_of(query: Any, schema: Optional[str], captures: bool = False) -> QueryP
     import ceql
 
     if isinstance(query, ceql.Query):
+        if schema is not None and schema != query.schema:
+            raise ValueError("ceql.spark.detect: schema= is for a query given as text; a compiled ceql.Query "
+                             "carries its own (compile it with the schema instead)")
         q, text, schema = query, query.text, query.schema
     else:
         text = str(query)
@@ -112,4 +122,6 @@ def plan_of(query: Any, schema: Optional[str], captures: bool = False) -> QueryP
         measures=tuple(q.measure_names),
         routed_by=tuple((str(t), str(a)) for t, a in d.get("routed_by", ())),
         relevant_types=None if d.get("relevant_types") is None else tuple(d["relevant_types"]),
+        compat_ignore_strategy=bool(getattr(q, "_compat_ignore_strategy", False)),
+        declared_keys=tuple((str(t), tuple(attrs)) for t, attrs in d.get("declared_keys", ())),
     )

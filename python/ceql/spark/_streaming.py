@@ -70,6 +70,9 @@ EMIT_SHIFT_DAYS = 36_500
 #: Prefix of the hidden columns that say which values of a floating-point column
 #: are NULL (``float_null_masks``).
 NULL_MASK = "__ceql_null"
+#: Prefix of the hidden columns that carry the high 32 bits of a 64-bit integer
+#: column (``split_longs``).
+HIGH_BITS = "__ceql_hi"
 
 
 def delay_text(watermark: Any) -> str:
@@ -87,11 +90,13 @@ def delay_text(watermark: Any) -> str:
 
 def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_schema: pa.Schema, late: str,
                   buckets: int, fault: Optional[Callable] = None, local_tz: Optional[str] = None,
-                  null_masks: Optional[Dict[str, str]] = None) -> Any:
+                  null_masks: Optional[Dict[str, str]] = None, split: Optional[Dict[str, str]] = None) -> Any:
     """The function Spark calls per bucket and micro-batch. ``null_masks`` names,
     per floating-point column, the hidden column that says which of its values are
-    NULL (:func:`float_null_masks`)."""
+    NULL (:func:`float_null_masks`); ``split``, per 64-bit integer column, the
+    hidden column of its high bits (:func:`split_longs`)."""
     masks = {c: m for c, m in (null_masks or {}).items() if c in prep.kept_columns}
+    halves = {c: h for c, h in (split or {}).items() if c in prep.kept_columns}
     # Spark names the rows' columns as the plan does (plain_names); in_schema has
     # their own names, in the same order.
     renamed = needs_plain_names(in_schema.names)
@@ -126,7 +131,7 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
                     for c in ts_columns:
                         pdf[c] = pdf[c].dt.tz_localize(local_tz, ambiguous=False, nonexistent="shift_forward")
                 part = pa.Table.from_pandas(pdf, schema=in_schema, preserve_index=False)
-                parts.append(with_nan(part, pdf, masks).select(kept))
+                parts.append(joined_longs(with_nan(part, pdf, masks), halves).select(kept))
         return with_row_hashes(pa.concat_tables(parts), identity) if parts else None
 
     def fn(key: Any, pdfs: Iterator[Any], state: Any) -> Iterator[Any]:
@@ -169,7 +174,7 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
         ties: List[bytes] = []
         if incoming is not None:
             ties = tie_keys(incoming, tie_columns)
-            check_unique_ties(incoming, ties, key_hidden, what)
+            check_unique_ties(incoming, ties, key_hidden, what, tie_columns)
             if relevant is not None:
                 incoming, ties = used_rows(incoming, ties, type_field, relevant)
         first_tag = 0 if pending is None else pc.max(pending.column(TAG)).as_py() + 1
@@ -199,7 +204,7 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
         save(state, engine, rows, pending, w_ms, buckets, released)
         for out in outputs:
             if out.num_rows:
-                yield out.to_pandas(types_mapper=_nullable_floats)[out_columns]
+                yield out.to_pandas(types_mapper=_nullable_dtypes)[out_columns]
 
     return fn
 
@@ -227,6 +232,33 @@ def time_of_tag(pending: Optional[pa.Table], tag: int) -> Optional[int]:
     return hit.column(TIME)[0].as_py() if hit.num_rows else None
 
 
+def split_longs(df: Any, skip: List[str]) -> "tuple[Any, Dict[str, str]]":
+    """``df`` with each 64-bit integer column (but ``skip``) cut in two: its low 32
+    bits in place, its high 32 bits in a hidden column. Spark hands a chunk with a
+    NULL in an integer column to pandas as ``float64``, which holds integers exactly
+    only up to 2^53; halves of 32 bits survive that (:func:`joined_longs`)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    split = {}
+    for i, f in enumerate(df.schema.fields):
+        if isinstance(f.dataType, T.LongType) and f.name not in skip:
+            high = f"{HIGH_BITS}{i}"
+            df = df.withColumn(high, F.shiftright(qcol(f.name), 32)).withColumn(
+                f.name, qcol(f.name).bitwiseAND(F.lit(0xFFFFFFFF)))
+            split[f.name] = high
+    return df, split
+
+
+def joined_longs(table: pa.Table, halves: Dict[str, str]) -> pa.Table:
+    """``table`` with each column split by :func:`split_longs` whole again."""
+    for column, high in halves.items():
+        i = table.schema.get_field_index(column)
+        whole = pc.add(pc.multiply(table.column(high), 1 << 32), table.column(i))
+        table = table.set_column(i, table.schema.field(i), whole)
+    return table
+
+
 def float_null_masks(df: Any) -> Dict[str, str]:
     """A hidden column name per floating-point column of ``df``: Spark hands rows to
     pandas with NULL and NaN both as NaN, and the engine tells them apart (a NaN key
@@ -250,17 +282,22 @@ def with_nan(table: pa.Table, pdf: Any, masks: Dict[str, str]) -> pa.Table:
     return table
 
 
-def _nullable_floats(t: pa.DataType) -> Any:
+def _nullable_dtypes(t: pa.DataType) -> Any:
     """pandas dtype of an output column: pandas' nullable (masked) float for a
     floating-point column, which Spark reads back through ``__arrow_array__`` as it
-    is (NaN stays NaN; a NumPy column's NaN would come back NULL); the default
-    otherwise."""
+    is (NaN stays NaN; a NumPy column's NaN would come back NULL), and its nullable
+    integer for an integer column (a NumPy one with a NULL would be ``float64``,
+    exact only up to 2^53); the default otherwise."""
     import pandas as pd
 
     if pa.types.is_float64(t):
         return pd.Float64Dtype()
     if pa.types.is_float32(t):
         return pd.Float32Dtype()
+    if pa.types.is_int64(t):  # a NumPy column with a NULL would be float64: inexact beyond 2^53
+        return pd.Int64Dtype()
+    if pa.types.is_int32(t):
+        return pd.Int32Dtype()
     return None
 
 
@@ -327,18 +364,22 @@ def detect_streaming(plan: QueryPlan, prep: Prepared, layout: OutputLayout, *, w
         log.warning("ceql.spark: %s, so every event goes to one group (one task per micro-batch)", why)
         df = df.withColumn(GROUP, F.lit(0).cast("long"))
     warn_shuffle_partitions(df.sparkSession, buckets)
+    if plan.relevant_types is not None:
+        log.info("ceql.spark: rows whose %s is not one of %s are dropped in the state function (no run can use "
+                 "them)", prep.type_field, ", ".join(plan.relevant_types))
     null_masks = float_null_masks(df)
     for column, mask in null_masks.items():
         df = df.withColumn(mask, qcol(column).isNull())
+    df, split = split_longs(df, [GROUP])
     names = list(df.columns)
     df = plain_names(df)
     in_schema = to_arrow_schema(df.schema, timezone="UTC")
     in_schema = pa.schema([f.with_name(n) for f, n in zip(in_schema, names)])
     ties = prep.sort_columns[1:]
     check_tie_types(in_schema, ties, [f"order_field {c!r}" for c in prep.order_fields]
-                    + [f"PARTITION BY column {c!r}" for c in prep.key_names])
+                    + [f"PARTITION BY column {c!r}" for c in prep.key_names] + ["the routing key"] * len(prep.route_hidden))
     local_tz = df.sparkSession.conf.get("spark.sql.session.timeZone")
-    fn = make_state_fn(plan, prep, layout, in_schema, late, buckets, fault, local_tz, null_masks)
+    fn = make_state_fn(plan, prep, layout, in_schema, late, buckets, fault, local_tz, null_masks, split)
     return df.groupBy(qcol(GROUP)).applyInPandasWithState(
         fn, prep.output_schema, STATE_SCHEMA, "append", GroupStateTimeout.EventTimeTimeout
     )

@@ -97,11 +97,7 @@ impl Runtime {
         };
         // The cache keeps its start det-state beside those of the partial matches.
         let (kept, bytes) = (self.state.cache.num_states(), self.state.cache.memory_bytes());
-        let over = if kept > config.max_det_states {
-            format!("{kept} det-states, more than max_det_states = {}", config.max_det_states)
-        } else {
-            format!("{bytes} bytes, more than max_cache_bytes = {}", config.max_cache_bytes)
-        };
+        let over = if kept > config.max_det_states { format!("{kept} det-states") } else { format!("{bytes} bytes") };
         let combinations = if live.len() == 1 { "combination" } else { "combinations" };
         let bound = if self.config.facts.epsilon.is_some() {
             "shorten the window, add CONSUME BY"
@@ -110,9 +106,12 @@ impl Runtime {
         };
         format!(
             "the partial matches are in {} different {combinations} of automaton states at once (det-states); \
-             with its start state the determinization cache must keep {over}.{which} Raise max_det_states / \
-             max_cache_bytes, {bound}, or make the pattern less ambiguous.",
+             with its start state the determinization cache must keep {over}, more than it holds (max_det_states = \
+             {}, max_cache_bytes = {} bytes).{which} Raise max_det_states / max_cache_bytes, {bound}, or make the \
+             pattern less ambiguous.",
             live.len(),
+            config.max_det_states,
+            config.max_cache_bytes,
         )
     }
 
