@@ -138,3 +138,51 @@ def test_partition_by_columns_named_like_an_output_column_are_refused_in_any_cas
     query = f"SELECT * FROM S WHERE HOT ; COLD PARTITION BY [{name}] WITHIN 2 minutes"
     with pytest.raises(ValueError, match="has the name of an output column"):
         cs.detect(df, query, time_field="ts", order_field="offset")
+
+
+def test_streaming_reads_time_stamps_as_instants_whatever_their_year_and_time_zone(spark, tmp_path):
+    """A stream sends its timestamp columns as microseconds, not through pandas'
+    wall-clock nanoseconds: a 9999-12-31 sentinel in the payload does not fail it,
+    and a timestamp key in New York's repeated hour keeps its two instants apart."""
+    import pyarrow as pa
+    from pyspark.sql import types as T
+
+    import ceql.spark as cs
+
+    # 2024-11-03 05:30 and 06:30 UTC are both 01:30 in New York.
+    fall_back = [dt.datetime(2024, 11, 3, 5, 30, tzinfo=dt.timezone.utc),
+                 dt.datetime(2024, 11, 3, 6, 30, tzinfo=dt.timezone.utc)]
+    sentinel = dt.datetime(9999, 12, 31, tzinfo=dt.timezone.utc)
+    rows = ss.events(200, 2, seed=21)
+    for r in rows:
+        r["shift"] = fall_back[r["sensor"]]
+        r["valid_to"] = sentinel
+    flush = dict(ss.flush_event(rows, 100_000), shift=fall_back[0], valid_to=sentinel)
+    arrow = pa.schema(list(ss.arrow_schema()) + [("shift", pa.timestamp("us", tz="UTC")),
+                                                 ("valid_to", pa.timestamp("us", tz="UTC"))])
+    spark_schema = T.StructType(ss.spark_schema().fields + [T.StructField("shift", T.TimestampType()),
+                                                            T.StructField("valid_to", T.TimestampType())])
+    src, out, ckpt = tmp_path / "in", tmp_path / "out", tmp_path / "ckpt"
+    for i in range(0, len(rows), 100):
+        ss.write_table(src, f"part-{i:05d}", pa.Table.from_pylist(rows[i:i + 100], schema=arrow))
+    ss.write_table(src, "part-flush", pa.Table.from_pylist([flush], schema=arrow))
+    query = ss.QUERY.replace("PARTITION BY [sensor]", "PARTITION BY [shift]")
+    before = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", "America/New_York")
+    try:
+        events = spark.readStream.schema(spark_schema).option("maxFilesPerTrigger", 1).parquet(str(src))
+        q = (cs.detect(events, query, time_field="ts", order_field="offset", watermark="1 minute")
+             .writeStream.format("parquet").option("path", str(out)).option("checkpointLocation", str(ckpt))
+             .trigger(availableNow=True).start())
+        assert q.awaitTermination(ss.STREAM_TIMEOUT)
+        result = spark.read.parquet(str(out))
+        from pyspark.sql import functions as F
+
+        got = ss.collect(result, key=None)
+        stamps = {r.v for r in result.select(F.explode("events").alias("e"))
+                  .select(F.unix_micros("e.valid_to").alias("v")).collect()}
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", before)
+    # The keys are the two sensors' instants: the answer of PARTITION BY [sensor].
+    ss.assert_same(got, [((),) + m[1:] for m in ss.ground_truth(rows + [flush], ss.QUERY)])
+    assert stamps == {ss.micros(sentinel)}

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
-from typing import Any, Callable, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -89,12 +89,14 @@ def delay_text(watermark: Any) -> str:
 
 
 def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_schema: pa.Schema, late: str,
-                  buckets: int, fault: Optional[Callable] = None, local_tz: Optional[str] = None,
-                  null_masks: Optional[Dict[str, str]] = None, split: Optional[Dict[str, str]] = None) -> Any:
+                  buckets: int, fault: Optional[Callable] = None,
+                  null_masks: Optional[Dict[str, str]] = None, split: Optional[Dict[str, str]] = None,
+                  stamps: Sequence[str] = ()) -> Any:
     """The function Spark calls per bucket and micro-batch. ``null_masks`` names,
     per floating-point column, the hidden column that says which of its values are
     NULL (:func:`float_null_masks`); ``split``, per 64-bit integer column, the
-    hidden column of its high bits (:func:`split_longs`)."""
+    hidden column of its high bits (:func:`split_longs`); ``stamps``, the
+    ``timestamp`` columns sent as microseconds (:func:`stamps_as_micros`)."""
     masks = {c: m for c, m in (null_masks or {}).items() if c in prep.kept_columns}
     halves = {c: h for c, h in (split or {}).items() if c in prep.kept_columns}
     # Spark names the rows' columns as the plan does (plain_names); in_schema has
@@ -102,8 +104,7 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
     renamed = needs_plain_names(in_schema.names)
     # Spark hands timestamps to pandas as naive wall-clock times of the session
     # time zone; they are localised back before they become Arrow (UTC) again.
-    ts_columns = [f.name for f in in_schema if pa.types.is_timestamp(f.type) and f.type.tz is not None]
-    relocalize = local_tz not in (None, "UTC", "Etc/UTC", "GMT", "Z", "+00:00")
+    instants = [c for c in stamps if c in prep.kept_columns]
     engine_columns = list(prep.engine_columns)
     kept = prep.kept_columns
     identity = prep.identity_columns
@@ -127,11 +128,9 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
             if len(pdf):
                 if renamed:
                     pdf.columns = in_schema.names
-                if relocalize:
-                    for c in ts_columns:
-                        pdf[c] = pdf[c].dt.tz_localize(local_tz, ambiguous=False, nonexistent="shift_forward")
                 part = pa.Table.from_pandas(pdf, schema=in_schema, preserve_index=False)
-                parts.append(joined_longs(with_nan(part, pdf, masks), halves).select(kept))
+                part = joined_longs(with_nan(part, pdf, masks), halves)
+                parts.append(micros_as_stamps(part, instants).select(kept))
         return with_row_hashes(pa.concat_tables(parts), identity) if parts else None
 
     def fn(key: Any, pdfs: Iterator[Any], state: Any) -> Iterator[Any]:
@@ -248,6 +247,30 @@ def split_longs(df: Any, skip: List[str]) -> "tuple[Any, Dict[str, str]]":
                 f.name, qcol(f.name).bitwiseAND(F.lit(0xFFFFFFFF)))
             split[f.name] = high
     return df, split
+
+
+def stamps_as_micros(df: Any, skip: List[str]) -> "tuple[Any, List[str]]":
+    """``df`` with each ``timestamp`` column (but ``skip``) as its microseconds since
+    the epoch. Spark hands timestamps to pandas as naive wall-clock nanoseconds of
+    the session time zone: that reading is ambiguous in the hour daylight saving
+    time repeats, and fails outside the years 1677-2262. Microseconds are exact
+    (:func:`micros_as_stamps` turns them back)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    stamps = [f.name for f in df.schema.fields if isinstance(f.dataType, T.TimestampType) and f.name not in skip]
+    for c in stamps:
+        df = df.withColumn(c, F.unix_micros(qcol(c)))
+    return df, stamps
+
+
+def micros_as_stamps(table: pa.Table, stamps: Sequence[str]) -> pa.Table:
+    """``table`` with the columns of :func:`stamps_as_micros` time stamps again."""
+    for column in stamps:
+        i = table.schema.get_field_index(column)
+        instant = pa.field(column, pa.timestamp("us", tz="UTC"))
+        table = table.set_column(i, instant, table.column(i).cast(instant.type))
+    return table
 
 
 def joined_longs(table: pa.Table, halves: Dict[str, str]) -> pa.Table:
@@ -370,6 +393,7 @@ def detect_streaming(plan: QueryPlan, prep: Prepared, layout: OutputLayout, *, w
     null_masks = float_null_masks(df)
     for column, mask in null_masks.items():
         df = df.withColumn(mask, qcol(column).isNull())
+    df, stamps = stamps_as_micros(df, [WATERMARK])
     df, split = split_longs(df, [GROUP])
     names = list(df.columns)
     df = plain_names(df)
@@ -378,8 +402,7 @@ def detect_streaming(plan: QueryPlan, prep: Prepared, layout: OutputLayout, *, w
     ties = prep.sort_columns[1:]
     check_tie_types(in_schema, ties, [f"order_field {c!r}" for c in prep.order_fields]
                     + [f"PARTITION BY column {c!r}" for c in prep.key_names] + ["the routing key"] * len(prep.route_hidden))
-    local_tz = df.sparkSession.conf.get("spark.sql.session.timeZone")
-    fn = make_state_fn(plan, prep, layout, in_schema, late, buckets, fault, local_tz, null_masks, split)
+    fn = make_state_fn(plan, prep, layout, in_schema, late, buckets, fault, null_masks, split, stamps)
     return df.groupBy(qcol(GROUP)).applyInPandasWithState(
         fn, prep.output_schema, STATE_SCHEMA, "append", GroupStateTimeout.EventTimeTimeout
     )
