@@ -126,7 +126,9 @@ class OutputLayout:
         cols.append(pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), struct, type=ev_field.type))
         if self.deadline_ns:
             ns = _take(rows.column(TIME), ends).to_numpy(zero_copy_only=False)
-            cols.append(pa.array(ns + (self.deadline.nanos if self.deadline else 0), pa.int64()))
+            d = self.deadline.nanos if self.deadline else 0
+            # Saturated at 2^63 - 1 ns, as the engine's deadlines are (docs/language.md#s3-3b).
+            cols.append(pa.array(np.where(ns > np.iinfo(np.int64).max - d, np.iinfo(np.int64).max, ns + d), pa.int64()))
         arrays = [c if c.type == f.type else c.cast(f.type) for c, f in zip(cols, self.schema)]
         return pa.Table.from_arrays(arrays, schema=self.schema)
 
