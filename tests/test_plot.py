@@ -193,3 +193,13 @@ def test_lanes_keep_apart_the_keys_the_engine_keeps_apart():
 
     rows, name = partition_lanes([{"type": "A", "w": 1}, {"type": "A", "k": "1"}, {"type": "A", "k": "x"}], [["w", "k"]])
     assert [r[name] for r in rows] == ["1", "'1'", "x"]
+
+
+def test_pandas_nan_is_a_missing_value_and_one_match_is_singular():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame([{"type": t} for t in "AB"])
+    frame["p"] = float("nan")
+    matches = ceql.compile("SELECT * FROM S WHERE A ; B").run(frame)
+    with pytest.raises(ValueError, match="partition_by='p': no event has a value"):
+        cplot.timeline(matches, frame, partition_by="p")
+    assert cplot.timeline(matches, frame).axes[0].get_title() == "1 match over 2 events"

@@ -125,3 +125,15 @@ def test_one_event_object_repeated_in_a_list_is_read_at_the_call():
     b = {"type": "B", "x": 0}
     got = sorted(_triples(ceql.compile(QUERY).run([a, a, b])))
     assert got == [(0, 2, (0, 2)), (1, 2, (1, 2))]
+
+
+def test_a_dict_yielded_again_at_the_start_of_the_next_chunk_is_refused_too():
+    def reused_at_the_boundary():
+        for i, e in enumerate(_events(5000)):
+            d = dict(e)
+            yield d
+            if i == 4095:  # the last event of the first chunk, again as the first of the next
+                yield d
+
+    with pytest.raises(ceql.CeqlError, match="events 4095 and 4096"):
+        ceql.compile(QUERY).stream().push_many(reused_at_the_boundary())

@@ -121,3 +121,34 @@ def test_reprs_read_as_python():
     (m,) = q.run([{"type": "A"}, {"type": "B", "s": "it's"}], captures=True)
     assert repr(m) == ("Match(start=0, end=1, positions=(0, 1), captures={'A': (0,), 'a': (0,), 'B': (1,), "
                        "'b': (1,)}, measures={'s': \"it's\"})")
+
+
+def test_empty_inputs_of_every_format_are_streams_without_events(tmp_path, query_file):
+    for name in ("empty.csv", "empty.tsv", "empty.jsonl"):
+        path = tmp_path / name
+        path.write_text("")
+        for extra in ([], ["--time-field", "t"]):
+            proc = cli("run", "--query", query_file, "--input", path, *extra)
+            assert proc.returncode == 0, (name, extra, proc.stderr)
+            assert "events:     0" in proc.stderr + proc.stdout
+
+
+def test_query_repr_keeps_literals_as_written():
+    q = ceql.compile("SELECT * FROM S WHERE A FILTER A[s = 'a  b']   -- two spaces")
+    assert repr(q) == "ceql.compile(\"SELECT * FROM S WHERE A FILTER A[s = 'a  b']\")"
+    assert len(eval(repr(q), {"ceql": ceql}).run([{"type": "A", "s": "a  b"}])) == 1
+
+
+def test_every_memory_error_has_matches_and_a_held_event_over_budget_is_kept():
+    assert ceql.CeqlMemoryError("x", position=None, message="x").matches == []
+    # max_delay: a flush that does not fit keeps the held events; nothing is lost.
+    q = ceql.compile("SELECT * FROM S WHERE A ; B PARTITION BY [k]")
+    s = q.stream(max_state_bytes=1 << 20, time_field="t", time_unit="s", max_delay=10**9)
+    s.push_many([{"type": "A", "k": i, "t": i} for i in range(3800)])
+    held = s.stats()["reorder_held"]
+    for _ in range(3):
+        with pytest.raises(ceql.CeqlMemoryError):
+            s.flush()
+        stats = s.stats()
+        assert stats["reorder_held"] + stats["reorder_released"] == 3800
+    assert s.stats()["reorder_held"] == held - s.position

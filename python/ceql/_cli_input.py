@@ -72,7 +72,7 @@ def read_events(path: Path, type_field: Optional[str], time_fields: Sequence[str
         kind = _format(path)
         if kind == "jsonl":
             check_json_text(path)
-        events = _read(path, kind, text_columns)
+        events = Rows([]) if kind in ("csv", "tsv") and _is_empty(path) else _read(path, kind, text_columns)
         if not isinstance(events, Rows):
             check_schema(events.schema)
             events = without_float16(events)  # a Parquet float16 column, as the API reads it
@@ -88,10 +88,19 @@ def read_events(path: Path, type_field: Optional[str], time_fields: Sequence[str
     return events, bad
 
 
+def _is_empty(path: str) -> bool:
+    """Whether a file holds nothing but white space (a CSV without even a header
+    line: no events, as an empty JSON-lines file)."""
+    with open(path, "rb") as f:
+        return not f.read(1 << 16).strip() and not f.read(1)
+
+
 def check_time_field(events: Events, time_field: Optional[str]) -> None:
     """Refuses a ``--time-field`` the input has no column for (a usage error, not a
     bad event at every row)."""
     names = events.names if isinstance(events, Rows) else events.column_names
+    if not names and not events.num_rows:
+        return  # an empty file: no events, so no column to look for
     if time_field is not None and time_field not in names:
         listed = ", ".join(names) if names else "none"
         raise UsageError(f"the input has no column `{time_field}` for --time-field (columns: {listed})")

@@ -108,13 +108,20 @@ class CeqlMemoryError(CeqlError, MemoryError):
       ``LIMIT``, ``CONSUME BY`` or a strategy, or use ``Stream`` and smaller batches.
     * The evaluation state (``max_cache_bytes``/``max_det_states`` for the live
       det-states, ``max_state_bytes`` for everything): the event at ``position`` was
-      not processed, and the stream refuses further input.
+      not processed, and every later call raises again while the state does not
+      fit its budget. With ``max_delay`` nothing is lost either: an arriving event
+      that did not fit was not taken in, and a held one due for release stays held
+      (``position`` is then the position the next released event gets).
     * Compiling (code ``E0103``): the system refused the compile thread's stack;
-      ``position`` is ``None``."""
+      ``position`` is ``None``.
+
+    ``matches``: the matches that ended before the error in the call that raised
+    it (``[]`` when there were none, or none were collected)."""
 
     def __init__(self, rendered: str, *, position: Optional[int], message: str, code: str = "MEMORY") -> None:
         super().__init__(rendered, code=code, message=message)
         self.position = position
+        self.matches: list = []
 
 
 class CeqlInternalError(CeqlError):

@@ -48,7 +48,8 @@ def _column(events: Any, name: str) -> List[Any]:
     if hasattr(events, "columns") and hasattr(events, "iloc"):  # pandas DataFrame
         if name not in events.columns:
             return [None] * len(events)
-        return events[name].tolist()
+        # The engine reads a pandas NaN as a missing value (docs/language.md#s1-1).
+        return [None if isinstance(v, float) and v != v else v for v in events[name].tolist()]
     if hasattr(events, "__arrow_c_stream__"):  # polars and other Arrow producers
         import pyarrow as pa
 
@@ -347,7 +348,7 @@ def timeline(
     strip.set_xlabel(time_field or "position")
     if is_date:
         strip.xaxis_date()
-    ax.set_title(title or f"{len(found):,} matches over {n:,} events")
+    ax.set_title(title or f"{len(found):,} match{'' if len(found) == 1 else 'es'} over {n:,} event{'' if n == 1 else 's'}")
     if xlim is not None:
         ax.set_xlim(lo, hi)
     if notes:

@@ -38,6 +38,31 @@ def compile(text: str, schema: Optional[str] = None, *, compat_ignore_strategy: 
     return Query(native, text, schema, compat_ignore_strategy)
 
 
+def _summary(text: str) -> str:
+    """``text`` on one line: comments dropped, each run of white space outside string
+    literals and quoted names made one space, the literals kept as written."""
+    out: List[str] = []
+    code: List[str] = []
+
+    def flush() -> None:
+        if code:
+            out.append(re.sub(r"\s+", " ", "".join(code)))
+            code.clear()
+
+    at = 0
+    for m in _COMMENT.finditer(text):
+        code.append(text[at:m.start()])
+        if m.group()[0] in "'\"`":
+            flush()
+            out.append(m.group())
+        else:
+            code.append(" ")
+        at = m.end()
+    code.append(text[at:])
+    flush()
+    return "".join(out).strip()
+
+
 def _compile_again(text: str, schema: Optional[str], compat_ignore_strategy: bool) -> "Query":
     """Unpickles a :class:`Query`."""
     return compile(text, schema, compat_ignore_strategy=compat_ignore_strategy)
@@ -350,8 +375,7 @@ class Query:
     def __repr__(self) -> str:
         # The query's own words: the comments that often open a query file go
         # (``Query.text`` has it whole).
-        words = _COMMENT.sub(lambda m: m.group() if m.group()[0] in "'\"`" else " ", self.text)
-        text = " ".join(words.split()) or " ".join(self.text.split())
+        text = _summary(self.text) or " ".join(self.text.split())
         return f"ceql.compile({text[:60] + ('...' if len(text) > 60 else '')!r})"
 
     # -- seeing what the engine does (the logic is in ceql/explain.py) ----------

@@ -124,7 +124,9 @@ fn clauses(q: &CompiledQuery, out: &mut String) {
     }
     let window = match &plan.window {
         WindowPlan::Unbounded => "none: partial matches are released only by consumption".to_string(),
-        WindowPlan::Events(n) => format!("{n} EVENTS: end - start <= {n} positions"),
+        WindowPlan::Events(n) => {
+            format!("{n} EVENTS: end - start <= {n} position{}", if *n == 1 { "" } else { "s" })
+        }
         WindowPlan::Duration(ns) => format!("{} of time stamps: ts(end) - ts(start) <= {ns} ns", duration(*ns)),
         WindowPlan::Attribute { n, attr } => format!("{n} [{attr}]: {attr}(end) - {attr}(start) <= {n}"),
     };

@@ -146,10 +146,10 @@ impl Runtime {
                 String::new()
             };
             let remedy = if self.config.facts.epsilon.is_some() {
-                "more keys are active within the window than the budget holds: raise max_state_bytes, or shorten \
+                "More keys are active within the window than the budget holds: raise max_state_bytes, or shorten \
                  the window"
             } else {
-                "without WITHIN every key stays: add WITHIN, or CONSUME BY"
+                "Without WITHIN every key stays: add WITHIN, or CONSUME BY"
             };
             format!(
                 "{} partitions (PARTITION BY keys) hold {}.{kept} {remedy}",

@@ -23,7 +23,7 @@
 use super::{LatePolicy, Runtime};
 use crate::analyze::WindowPlan;
 use crate::det::OTHER_TYPE;
-use crate::error::EventError;
+use crate::error::{EventError, EventErrorKind};
 use crate::output::{MatchBuffer, Position};
 use crate::predicate::AttrSlot;
 use crate::value::{Value, ValueRef};
@@ -464,6 +464,14 @@ impl Runtime {
                 Ok(()) => {
                     buffer.stats.released += 1;
                     buffer.log.push(Fate::Released(held.tag));
+                }
+                // Over the state budget the event was not evaluated: it stays held,
+                // first in line, and the stream refuses input while the state does
+                // not fit (a retry meets the same budget). A malformed event is
+                // dropped (docs/language.md#s3-7a).
+                Err(e) if e.kind == EventErrorKind::StateMemory => {
+                    buffer.insert(held);
+                    return Err(e);
                 }
                 Err(e) => {
                     buffer.log.push(Fate::Dropped(held.tag));
