@@ -2,10 +2,10 @@
 (2026-11-28): each case is decided by the text of docs/language.md, and the engine
 and the oracle (tests/oracle) are both held to it.
 
-* `*` listed twice in a SELECT list (§2.2: `*` goes with measures only, once);
+* `*` listed twice in a SELECT list (docs/language.md#s2-2: `*` goes with measures only, once);
 * `-9223372036854775808`, the one integer literal beyond 64 bits that a minus brings
-  back (§2.1), alike in comparisons and in sets;
-* bare predicates whose type the query alone fixes as not boolean (§3.4)."""
+  back (docs/language.md#s2-1), alike in comparisons and in sets;
+* bare predicates whose type the query alone fixes as not boolean (docs/language.md#s3-4)."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def test_minus_2_63_is_the_smallest_integer_in_both_forms():
 
 
 def test_the_negation_of_minus_2_63_overflows_to_null():
-    # §3.4: an overflowing arithmetic result is NULL, and a comparison with NULL is UNKNOWN.
+    # docs/language.md#s3-4: an overflowing arithmetic result is NULL, and a comparison with NULL is UNKNOWN.
     text = "SELECT * FROM S WHERE A FILTER A[v = - -9223372036854775808]"
     events = [{"type": "A", "v": MIN}, {"type": "A", "v": 2 ** 63 - 1}]
     assert ceql.compile(text).run(events) == []

@@ -146,7 +146,7 @@ def tokenize(text, reserved=RESERVED):
                 toks.append(Token("DOUBLE", text[start:i], False, start))
             else:
                 v = int(text[start:int_end])
-                # 2^63 right after a minus may be -2^63 (the parser decides, §2.1).
+                # 2^63 right after a minus may be -2^63 (the parser decides, docs/language.md#s2-1).
                 after_minus = bool(toks) and toks[-1].kind == "SYM" and toks[-1].value == "-"
                 if v > I64_MAX and not (v == I64_MAX + 1 and after_minus):
                     raise OracleError("E0101", "integer literal %s does not fit in i64" % text[start:int_end])

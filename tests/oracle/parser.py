@@ -504,7 +504,7 @@ class Parser:
 
     def min_magnitude_follows(self):
         """The integer literal 2^63, which only a minus before it makes a 64-bit
-        integer (§2.1)."""
+        integer (docs/language.md#s2-1)."""
         t = self.peek()
         return t.kind == "INT" and t.value == 2 ** 63
 
