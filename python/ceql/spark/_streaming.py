@@ -394,7 +394,10 @@ def detect_streaming(plan: QueryPlan, prep: Prepared, layout: OutputLayout, *, w
     for column, mask in null_masks.items():
         df = df.withColumn(mask, qcol(column).isNull())
     df, stamps = stamps_as_micros(df, [WATERMARK])
-    df, split = split_longs(df, [GROUP])
+    # The time and order columns need no halves: a NULL there fails the micro-batch
+    # anyway (check_time_not_null, check_order_not_null), and pandas converts each
+    # column on its own, so theirs stay int64.
+    df, split = split_longs(df, [GROUP, TIME, *prep.order_fields, prep.time_field])
     names = list(df.columns)
     df = plain_names(df)
     in_schema = to_arrow_schema(df.schema, timezone="UTC")
