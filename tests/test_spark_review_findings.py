@@ -113,10 +113,10 @@ def test_equal_time_and_order_of_two_routing_keys_are_not_duplicates(spark):
 
     rows = orders_and_payments(120, seed=3)
     # Two payments of two orders at one (time, offset): in two substreams.
-    at = T0 = rows[-1]["ts"] + dt.timedelta(seconds=1)
-    rows += [{"type": "ORDER", "ts": T0 - dt.timedelta(milliseconds=500), "offset": 10_000, "id": 1,
+    at = rows[-1]["ts"] + dt.timedelta(seconds=1)
+    rows += [{"type": "ORDER", "ts": at - dt.timedelta(milliseconds=500), "offset": 10_000, "id": 1,
               "order_id": None, "amount": 1.0},
-             {"type": "ORDER", "ts": T0 - dt.timedelta(milliseconds=400), "offset": 10_001, "id": 2,
+             {"type": "ORDER", "ts": at - dt.timedelta(milliseconds=400), "offset": 10_001, "id": 2,
               "order_id": None, "amount": 1.0},
              {"type": "PAYMENT", "ts": at, "offset": 10_002, "id": None, "order_id": 1.0, "amount": 2.0},
              {"type": "PAYMENT", "ts": at, "offset": 10_002, "id": None, "order_id": 2.0, "amount": 2.0}]

@@ -274,13 +274,23 @@ def declared_key(df: Any, plan: QueryPlan, group: int, type_field: str, present:
         attr = attrs[group]
         if attr is None or attr not in present:
             continue
-        stream, _, ty = qualified.rpartition(">")
-        cond = qcol(type_field) == F.lit(ty)
-        if stream and "stream" in df.columns:
-            cond = cond & (qcol("stream") == F.lit(stream))
         c = qcol(attr)
-        e = F.when(cond, tagged_key(c, df.schema[attr].dataType) if tagged else c).otherwise(e)
+        e = F.when(of_type(df, type_field, qualified), tagged_key(c, df.schema[attr].dataType) if tagged else c) \
+            .otherwise(e)
     return e
+
+
+def of_type(df: Any, type_field: str, qualified: str) -> Any:
+    """Whether a row is of the event type ``qualified`` (``stream>type``, as the
+    engine's facts name it): by its stream too when the DataFrame has a ``stream``
+    column, by the type name alone otherwise."""
+    from pyspark.sql import functions as F
+
+    stream, _, ty = qualified.rpartition(">")
+    cond = qcol(type_field) == F.lit(ty)
+    if stream and "stream" in df.columns:
+        cond = cond & (qcol("stream") == F.lit(stream))
+    return cond
 
 
 def positive_zero(e: Any, dt: Any) -> Any:
@@ -368,21 +378,16 @@ def routing_key(df: Any, plan: QueryPlan, type_field: str) -> Any:
     branches = []
     seen = {}
     for qualified, attr in plan.routed_by:
-        stream, _, ty = qualified.rpartition(">")
-        if "stream" not in df.columns:
-            # Without a stream column only the type name tells events apart.
-            if seen.setdefault(ty, attr) != attr:
-                return None
-            stream = ""
+        ty = qualified.rpartition(">")[2]
+        # Without a stream column only the type name tells events apart.
+        if "stream" not in df.columns and seen.setdefault(ty, attr) != attr:
+            return None
         if attr not in df.columns:
             continue  # no event of this type has a key
         key = normalised(qcol(attr), df.schema[attr].dataType)
         if key is None:
             return None
-        cond = qcol(type_field) == F.lit(ty)
-        if stream:
-            cond = cond & (qcol("stream") == F.lit(stream))
-        branches.append((cond, key))
+        branches.append((of_type(df, type_field, qualified), key))
     e = F.lit(None).cast("string")
     for cond, key in reversed(branches):
         e = F.when(cond, key).otherwise(e)

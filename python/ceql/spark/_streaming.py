@@ -102,8 +102,8 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
     # Spark names the rows' columns as the plan does (plain_names); in_schema has
     # their own names, in the same order.
     renamed = needs_plain_names(in_schema.names)
-    # Spark hands timestamps to pandas as naive wall-clock times of the session
-    # time zone; they are localised back before they become Arrow (UTC) again.
+    # Timestamp columns come as microseconds (stamps_as_micros), not as Spark's
+    # wall-clock nanoseconds of the session time zone.
     instants = [c for c in stamps if c in prep.kept_columns]
     engine_columns = list(prep.engine_columns)
     kept = prep.kept_columns
