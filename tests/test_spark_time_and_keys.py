@@ -83,6 +83,52 @@ def test_decimal_time_keeps_its_nanoseconds(spark):
     assert ids(detect(df, SEQ + " WITHIN 2 seconds", time_unit="s")) == [(0, 1)]
 
 
+@pytest.mark.parametrize("unit, late, fits", [
+    # 9223372036.5 s = 9223372036500000000 ns < 2^63 - 1 = 9223372036854775807:
+    # refused before, when the range was checked on the value rather than its units.
+    ("s", "9223372036.5", True),
+    ("s", "9223372036.854775807", True),
+    ("s", "9223372036.854775808", False),
+    ("s", "9223372037", False),
+    ("ns", "9223372036854775807.9", True),
+    ("ns", "9223372036854775808", False),
+])
+def test_decimal_time_at_the_64_bit_edge(spark, unit, late, fits):
+    """decimal(38, 9) lost the last digit of 9223372036.854775807 (Spark rounds a
+    subtraction's result to 8 fraction digits at that precision)."""
+    df = spark.createDataFrame([(0, "A", decimal.Decimal("1"), 1), (1, "B", decimal.Decimal(late), 2)],
+                               "id long, type string, ts decimal(38,9), off long")
+    got = detect(df, SEQ, time_unit=unit)
+    if fits:
+        assert ids(got) == [(0, 1)]
+    else:
+        with pytest.raises(Exception, match=r"the time field 'ts' has a value out of range"):
+            got.collect()
+    # The same at the negative edge, B first: -9223372036.854775808 s is -2^63 ns.
+    neg = {"9223372036.5": "-9223372036.5", "9223372036.854775807": "-9223372036.854775808",
+           "9223372036.854775808": "-9223372036.854775809", "9223372037": "-9223372037",
+           "9223372036854775807.9": "-9223372036854775808.9", "9223372036854775808": "-9223372036854775809"}
+    df = spark.createDataFrame([(0, "B", decimal.Decimal(neg[late]), 1), (1, "A", decimal.Decimal("1"), 2)],
+                               "id long, type string, ts decimal(38,9), off long")
+    got = detect(df, "SELECT * FROM S WHERE B ; A", time_unit=unit)
+    if fits:
+        assert ids(got) == [(0, 1)]
+    else:
+        with pytest.raises(Exception, match=r"the time field 'ts' has a value out of range"):
+            got.collect()
+
+
+def test_decimal_time_with_30_fraction_digits_truncates(spark):
+    # Both are 999999999 ns once truncated toward zero, so the order field puts A
+    # first; rounded, A would be 1 s and come after B.
+    df = spark.createDataFrame([(0, "A", decimal.Decimal("0." + "9" * 30), 1), (1, "B", decimal.Decimal("0.999999999"), 2)],
+                               "id long, type string, ts decimal(38,30), off long")
+    assert ids(detect(df, SEQ, time_unit="s")) == [(0, 1)]
+    df = spark.createDataFrame([(0, "A", decimal.Decimal("-0." + "9" * 30), 2), (1, "B", decimal.Decimal("-0.999999999"), 1)],
+                               "id long, type string, ts decimal(38,30), off long")
+    assert ids(detect(df, "SELECT * FROM S WHERE B ; A", time_unit="s")) == [(1, 0)]
+
+
 @pytest.mark.parametrize("ansi", ["true", "false"])
 @pytest.mark.parametrize("rows, schema, unit", [
     ([(0, "A", dt.datetime(2262, 1, 1), 0), (1, "B", dt.datetime(2300, 1, 1), 1)], "ts timestamp", None),

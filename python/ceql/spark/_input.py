@@ -178,17 +178,37 @@ def time_nanos_expr(df: Any, time_field: str, time_unit: Optional[str]) -> Any:
         if isinstance(dt, (T.ByteType, T.ShortType, T.IntegerType, T.LongType)):
             return _in_range(c.cast("long"), lo, hi, time_field, c) * F.lit(per)
         if isinstance(dt, T.DecimalType):
-            # Exact: the whole units and the fraction's nanoseconds, each truncated
-            # toward zero (a double keeps about 16 digits and could reorder events).
-            # The fraction and `per` are cast to small precisions first: Spark cuts a
-            # product's scale when its precision would pass 38.
-            whole = _in_range(c, lo, hi, time_field, c).cast("long")
-            frac = (c - whole).cast(T.DecimalType(min(38, dt.scale + 1), dt.scale))
-            return whole * F.lit(per) + (frac * F.lit(per).cast(T.DecimalType(10, 0))).cast("long")
+            return _decimal_nanos(c, dt, per, lo, hi, time_field)
         d = c.cast("double") * F.lit(float(per))
         bad = F.isnan(d) | (d >= F.lit(2.0**63)) | (d < F.lit(-(2.0**63)))
         return F.when(bad, _out_of_range(time_field, c)).otherwise(d.cast("long"))
     raise TypeError(f"the time field {time_field!r} must be a timestamp or a number, not {dt.simpleString()}")
+
+
+def _decimal_nanos(c: Any, dt: Any, per: int, lo: int, hi: int, time_field: str) -> Any:
+    """Exact nanoseconds of a decimal time in units of ``per`` ns: the whole units and
+    the fraction's nanoseconds, each truncated toward zero (a double keeps about 16
+    digits and could reorder events). The range is checked on the whole units and then
+    on the fraction at the two edge units (9223372036.5 s is 9223372036500000000 ns and
+    fits). Spark rounds a decimal result whose precision would pass 38 to fewer
+    fraction digits, so the fraction is taken with ``%`` (precision scale + 1, where a
+    subtraction from the whole units needed 20 + scale) and, past 26 digits, cut
+    toward zero before the product; the CASE that guards the cast has the column's
+    own type (with an ``int`` 0 Spark widened decimal(38,30) to 28 digits)."""
+    from decimal import Decimal
+
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    outside = (c <= F.lit(Decimal(lo - 1))) | (c >= F.lit(Decimal(hi + 1)))
+    whole = F.when(outside, F.lit(0).cast(dt)).otherwise(c).cast("long")
+    frac = c % F.lit(1).cast(T.DecimalType(1, 0))
+    if dt.scale > 26:
+        frac = F.when(frac >= 0, F.floor(frac, F.lit(26))).otherwise(F.ceil(frac, F.lit(26)))
+    frac_ns = F.when(outside, F.lit(0)).otherwise((frac * F.lit(per).cast(T.DecimalType(10, 0))).cast("long"))
+    spill = ((whole == F.lit(hi)) & (frac_ns > F.lit(2**63 - 1 - hi * per))) \
+        | ((whole == F.lit(lo)) & (frac_ns < F.lit(-(2**63) - lo * per)))
+    return F.when(outside | spill, _out_of_range(time_field, c)).otherwise(whole * F.lit(per) + frac_ns)
 
 
 def ntz_micros(c: Any) -> Any:
