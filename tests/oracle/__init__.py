@@ -6,7 +6,8 @@ Public API::
 
     from oracle import evaluate, OracleResult, OracleError
     res = evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns",
-                   compat_ignore_strategy=False)
+                   compat_ignore_strategy=False, close_deadlines=False, captures=False,
+                   data_errors="must")
     res.outputs    # {end position j: O_j}, O_j = set of (start, sorted data positions), pre-LIMIT;
                    # only positions with a non-empty O_j are keys
     res.limit      # LIMIT n of the query, or None
@@ -80,11 +81,14 @@ Points where the specification is ambiguous or self-contradictory, and the readi
 15. V46/V49: the vectors use the default schema (``t:int``) and ``time_field="t"`` (ns), rather
     than declaring ``t`` as ``primary_time``. V64 prices are given as written (``101`` is a Python
     int for a ``double`` attribute, converted per docs/language.md#s1-1).
-16. Correlated terms (docs/language.md#s3-4a) are tested on every valuation of the filtered
-    formula, before the window and the strategy: a data error in a valuation that the window
-    or ``STRICT`` rules out, which the spec says raises nothing, raises OracleEventError here.
-    Differential tests treat an oracle data error as "no comparison" or keep such
-    mismatches out of their streams.
+16. Data errors of correlated terms (docs/language.md#s3-4a) are deferred: a valuation whose
+    test raised is kept with its error, and the error is raised only if the valuation (or one
+    built from it) survives the partition, CONSUME BY, the window and, under ``STRICT``,
+    contiguity, whatever the strategy then chooses. The spec leaves open the order in which a
+    test's conjuncts and choices of events are evaluated (a FALSE stops it): with
+    ``data_errors="must"`` (the default) the oracle raises what every order raises (and not
+    when a trailing ``ABSENT`` drops the output), with ``"may"`` what some order raises. An
+    engine that raises must match "may"; one that does not must match "must", outputs included.
 """
 
 from .errors import OracleError, OracleEventError

@@ -16,7 +16,7 @@ import math
 from . import nodes as N
 from .errors import OracleEventError
 from .predicates import eval_pred, is_num, kind, _i64
-from .semantics import positions_of
+from .semantics import all_of, positions_of
 
 
 def _walk(n):
@@ -95,8 +95,9 @@ class _Env:
         return aggregate(e, self.v, self.events)
 
 
-def satisfies(v, term, events):
-    """Whether valuation ``v`` satisfies the filter term ``term`` (docs/design/correlation.md, section 2)."""
+def satisfies(v, term, events, policy="must"):
+    """Whether valuation ``v`` satisfies the filter term ``term`` (docs/design/correlation.md,
+    section 2); which data error it raises: ``semantics.all_of``."""
     xs = sorted(positions_of(v, term.var))
     refs, _ = referenced(term.pred)
     refs = sorted(refs)
@@ -105,12 +106,12 @@ def satisfies(v, term, events):
         anchors = list(zip(xs[1:], xs[:-1]))
     else:
         anchors = [(x, None) for x in xs]
-    for x, prev in anchors:
-        for combo in itertools.product(*domains):
-            env = _Env(events, v, dict(zip(refs, combo)), prev)
-            if eval_pred(term.pred, events[x].attrs, env) is not True:
-                return False
-    return True
+
+    def test(x, prev, combo):
+        return eval_pred(term.pred, events[x].attrs, _Env(events, v, dict(zip(refs, combo)), prev)) is True
+
+    return all_of((lambda x=x, prev=prev, combo=combo: test(x, prev, combo)
+                   for x, prev in anchors for combo in itertools.product(*domains)), policy)
 
 
 #: The one NaN the measures give: a NaN equals a NaN in outputs (docs/language.md#s3-5a),

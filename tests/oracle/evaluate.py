@@ -82,6 +82,15 @@ def _written_qualified(q):
     return out
 
 
+def _eager_terms(theta):
+    """The filter terms of theta in a conjunct (theta split at the AND not under an OR) that
+    reads no other event."""
+    if isinstance(theta, N.FAnd):
+        return _eager_terms(theta.left) + _eager_terms(theta.right)
+    terms = list(filter_terms(theta))
+    return [] if any(reads_other_events(t.pred) for t in terms) else terms
+
+
 def tested_per_valuation(q):
     """Whether the query has a filter tested per valuation (docs/language.md#s3-6a): a filter term
     that reads other events (``y.attr``, ``PREV``, an aggregate), in a FILTER or in an ABSENT."""
@@ -92,10 +101,14 @@ def tested_per_valuation(q):
 
 
 def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns",
-             compat_ignore_strategy=False, close_deadlines=False, captures=False):
+             compat_ignore_strategy=False, close_deadlines=False, captures=False, data_errors="must"):
     """close_deadlines: for a trailing ABSENT ... FOR, also report the outputs whose deadline
     the input does not reach (docs/language.md#s3-3b). captures: report valuations
-    (docs/language.md#s3-2a)."""
+    (docs/language.md#s3-2a). data_errors: "must" raises the data errors of filters between
+    events that every order of evaluation reaches, "may" those that some order reaches
+    (``semantics.all_of``); the outputs are those of "must" when it raises nothing."""
+    if data_errors not in ("must", "may"):
+        raise ValueError("data_errors must be 'must' or 'may'")
     q = parse_query(query_text)
     sch = parse_schema(schema) if schema is not None else None
     ctx = check_query(q, sch)
@@ -122,13 +135,13 @@ def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns"
         key_of[ev.pos] = k
     accepted = sorted(key_of)
 
-    # ---- predicates: evaluated once per (filter term, event it may be tested on), eagerly
+    # ---- predicates: evaluated once per (filter term, event it may be tested on), eagerly,
+    # except in a conjunct that reads other events (docs/language.md#s3-4a): such a conjunct,
+    # one-event terms under its OR included, is tested per valuation (its errors deferred)
     table = {}
     for node in walk_cel(q.where):
         if isinstance(node, N.Filter):
-            for term in filter_terms(node.theta):
-                if reads_other_events(term.pred):
-                    continue  # tested per valuation (correlation.satisfies)
+            for term in _eager_terms(node.theta):
                 for p in sorted(_binding_events(node.child, term.var, evs, accepted)):
                     table[(id(term), p)] = eval_pred(term.pred, evs[p].attrs)
 
@@ -145,10 +158,12 @@ def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns"
         substreams.setdefault(key_of[p], []).append(p)
     by_end = {}
     beta = set()
+    deferred = {}  # valuation -> the data error its test raised (docs/language.md#s3-4a)
     for k, sub in substreams.items():
-        sem = SubstreamSemantics(evs, sub, truth)
+        sem = SubstreamSemantics(evs, sub, truth, data_errors)
         for v in sem.sem(positive):
             by_end.setdefault(v.end, []).append(v)
+        deferred.update(sem.errors(positive))
         if trailing is not None:
             beta |= {v.start for v in sem.sem(trailing.inner) if v.start == v.end}
 
@@ -193,6 +208,17 @@ def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns"
 
     output_of = restrict if captures else project
 
+    def dropped_by_absence(j, k):
+        """docs/language.md#s3-3b: the outputs ending at j need no later beta of the partition
+        until the deadline, and the deadline reached by the input (an event after it) unless
+        closed."""
+        if trailing is None:
+            return False
+        deadline = coord[j] + trailing.deadline
+        if any(p > j and coord[p] <= deadline and p in beta for p in substreams[k]):
+            return True
+        return not (close_deadlines or (max_w is not None and max_w > deadline))
+
     # ---- docs/language.md#s3-9 / docs/language.md#s3-10: position by position
     outputs = {}
     reset_all = -1
@@ -201,6 +227,14 @@ def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns"
         k = key_of[j]
         r = max(reset_all, reset_part.get(k, -1))
         xs = [v for v in by_end.get(j, []) if v.start > r]
+        # docs/language.md#s3-4a: a valuation whose test raised raises once the partition,
+        # the window and, under STRICT, contiguity keep it (whatever the strategy chooses);
+        # with "must", only if a trailing absence does not drop the output either.
+        tested = [v for v in xs if v in deferred and in_window(v)]
+        if strategy == "STRICT":
+            tested = select("STRICT", tested, substreams[k])
+        if tested and (data_errors == "may" or not dropped_by_absence(j, k)):
+            raise deferred[min(tested, key=lambda v: (v.start, sorted(data(v))))]
         if window_first:
             ws = select(strategy, [v for v in xs if in_window(v)], substreams[k])
         else:
@@ -210,14 +244,8 @@ def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns"
             o = {(v.start, output_of(v), measures(q, v, evs)) for v in ws}
         else:
             o = {(v.start, output_of(v)) for v in ws}
-        if o and trailing is not None:
-            # docs/language.md#s3-3b: no later beta of the partition until the deadline, and the
-            # deadline reached by the input (an event after it) unless closed
-            deadline = coord[j] + trailing.deadline
-            if any(p > j and coord[p] <= deadline and p in beta for p in substreams[k]):
-                o = set()
-            elif not (close_deadlines or (max_w is not None and max_w > deadline)):
-                o = set()
+        if o and dropped_by_absence(j, k):
+            o = set()
         if o:
             outputs[j] = o
             if q.consume == "ANY" or (q.consume == "PARTITION" and not q.partition):
