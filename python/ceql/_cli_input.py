@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ._cli_depth import check_json_text, check_schema, check_value
-from ._cli_times import BadTime, iso_times, iso_times_of_values
+from ._cli_times import BadTime, iso_times, iso_times_of_values, numeric_times
 from ._cli_wide import WideInteger, first_wide_integer
 from ._columns import without_float16
 
@@ -75,6 +75,8 @@ def read_events(path: Path, type_field: Optional[str], time_fields: Sequence[str
         events = Rows([]) if kind in ("csv", "tsv") and _is_empty(path) else _read(path, kind, text_columns)
         if not isinstance(events, Rows):
             check_schema(events.schema)
+            # pyarrow's JSON reader keeps a Latin-1 byte in a string column: not text.
+            events.validate(full=True)
             events = without_float16(events)  # a Parquet float16 column, as the API reads it
         wide = None if isinstance(events, Rows) or kind == "parquet" else first_wide_integer(path, events, kind)
     except (OSError, pa.ArrowException, UnicodeDecodeError, ValueError) as e:
@@ -124,6 +126,9 @@ def _iso_time(events: Events, field: str) -> Tuple[Events, Optional[BadTime]]:
     column = events.column(i)
     if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
         return events, None
+    numbers, bad = numeric_times(column, field)
+    if numbers is not None:
+        return events.set_column(i, field, numbers), bad
     converted, bad = iso_times(column, field)
     return events.set_column(i, field, converted), bad
 

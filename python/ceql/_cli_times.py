@@ -11,6 +11,8 @@ at its own row, as the engine would report it.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from typing import Any, List, Optional, Tuple
 
@@ -26,10 +28,41 @@ class BadTime:
     position: int
     field: str
     text: str
+    numeric: bool = False
 
     @property
     def message(self) -> str:
+        if self.numeric:
+            return f"`{self.text}` is not a number, as the column's values before it are"
         return f"`{self.text}` is not an ISO 8601 time stamp of the years 1677 to 2262"
+
+
+_NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*\Z")
+
+
+def numeric_times(column: Any, field: str) -> Tuple[Optional[Any], Optional[BadTime]]:
+    """A text column whose first value is a number (a CSV's numeric time column
+    with a bad cell, which made pyarrow read the column as text) as numbers up to
+    its first value that is not one, and that value; ``(None, None)`` for a column
+    of other text (ISO 8601 time stamps)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    text = pc.if_else(pc.equal(column, ""), pa.scalar(None, column.type), column)
+    present = pc.drop_null(text)
+    if len(present) == 0 or not _NUMBER.match(present[0].as_py()):
+        return None, None
+    values = text.to_pylist()
+    row = next((i for i, v in enumerate(values) if v is not None and not _NUMBER.match(v)), len(values))
+    head = values[:row] + [None] * (len(values) - row)
+    numbers = pa.array(head, pa.string())
+    try:
+        numbers = numbers.cast(pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        numbers = numbers.cast(pa.float64())
+    return numbers, (BadTime(row, field, values[row], numeric=True) if row < len(values) else None)
 
 
 def iso_times(column: Any, field: str) -> Tuple[Any, Optional[BadTime]]:

@@ -8,6 +8,7 @@ import datetime as _dt
 import math
 import numbers
 import re
+from fractions import Fraction
 
 #: Nanoseconds per unit of a numeric time field, in the order error messages list them.
 TIME_UNITS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
@@ -40,15 +41,16 @@ def duration_nanos(value: object, name: str) -> int:
     """A duration as whole nanoseconds: a number of seconds (int or float), a
     ``datetime.timedelta``, or text such as ``"10 seconds"`` or ``"1 minute 30
     seconds"`` (units of :data:`DURATION_UNITS`, case-insensitive). A negative,
-    NaN or infinite duration, or one beyond 2^63 ns, is a ``ValueError`` naming
-    ``name``."""
+    NaN or infinite duration, or one beyond 2^63 - 1 ns, is a ``ValueError`` naming
+    ``name``. Text and integers are read exactly (fractions of a nanosecond cut);
+    a float of seconds is rounded to the nearest nanosecond."""
     def bad(why: str) -> ValueError:
         return ValueError(f"{name} must be a duration (seconds, a timedelta or text like '10 seconds'): {why}")
 
     if isinstance(value, _dt.timedelta):
         ns = (value.days * 86_400 + value.seconds) * 1_000_000_000 + value.microseconds * 1_000
     elif isinstance(value, str):
-        text, ns, end = value.strip(), 0.0, 0
+        text, ns, end = value.strip(), Fraction(0), 0
         for m in _COMPONENT.finditer(text):
             if m.start() != end:
                 break
@@ -56,19 +58,23 @@ def duration_nanos(value: object, name: str) -> int:
             if unit is None:
                 raise bad(f"unknown unit {m.group(2)!r} in {value!r} (use {', '.join(sorted(set(TIME_UNITS)))}, "
                           "seconds, minutes, hours, days)")
-            ns += float(m.group(1)) * unit
+            ns += Fraction(m.group(1)) * unit  # exact: "129.944532029 s" is 129944532029 ns
             end = m.end()
         if not text or end != len(text):
             raise bad(f"cannot read {value!r}")
+    elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        ns = int(value) * 1_000_000_000
     elif isinstance(value, numbers.Real) and not isinstance(value, bool):
-        seconds = float(value)
-        if math.isnan(seconds) or math.isinf(seconds):
+        if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
             raise bad(f"{value!r} is not finite")
-        ns = seconds * 1_000_000_000
+        # A float of seconds has no exact nanoseconds: the nearest one (129.944532029
+        # is 129944532028.99999 ns in binary).
+        ns = Fraction(value) * 1_000_000_000
+        ns = round(ns) if isinstance(value, float) else ns
     else:
         raise bad(f"not {type(value).__name__}")
     if ns < 0:
         raise bad(f"{value!r} is negative")
     if ns >= 2**63:
         raise bad(f"{value!r} is longer than 2^63 nanoseconds (292 years)")
-    return int(ns)
+    return int(ns)  # toward zero

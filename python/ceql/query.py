@@ -11,7 +11,7 @@ from ._inputs import Kind, classify, for_columns, for_push, narrow_positions, re
 from ._options import RunOptions
 from ._sources import PandasSource
 from .arrow import matches_table
-from .errors import CeqlError, CeqlEventError, CeqlMemoryError, CeqlWarning
+from .errors import CeqlError, CeqlWarning
 
 #: String literals and quoted names (kept) and comments (dropped by ``Query.__repr__``), docs/language.md#s2-1.
 _COMMENT = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|`(?:[^`]|``)*`|--[^\n]*|/\*.*?(?:\*/|\Z)", re.S)
@@ -202,9 +202,10 @@ class Query:
         source = PandasSource(events) if kind is Kind.PANDAS else pushable.source()
         try:
             matches = pushable.push(rt, source)
-        except (CeqlEventError, CeqlMemoryError) as e:
-            # The matches that ended before the bad event (or the one over a budget).
-            e.matches = list(rt.take_matches(source))
+        except BaseException as e:
+            # The matches that ended before the bad event (or the one over a budget,
+            # or one whose mapping failed to read).
+            _give_matches(e, lambda: rt.take_matches(source))
             raise
         return matches + list(rt.close_deadlines(source)) if close_deadlines else matches
 
@@ -416,7 +417,7 @@ class Query:
         return None if _explain.graphviz_available() else _explain.automaton_html(self)
 
 
-from .stream import Stream  # noqa: E402  (circular: Stream needs Query)
+from .stream import Stream, _give_matches  # noqa: E402  (circular: Stream needs Query)
 
 
 def _output_schema(narrow: bool, captures: bool = False, native: Any = None, events_schema: Any = None) -> Any:

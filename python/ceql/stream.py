@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, List, Optional, Tuple
 from . import _ceql
 from ._inputs import Kind, Pushable, classify, for_push
 from ._sources import DeferredSource, ListSource, Retained
-from .errors import CeqlError, CeqlEventError, CeqlMemoryError, CeqlSnapshotError
+from .errors import CeqlError, CeqlSnapshotError
 
 if TYPE_CHECKING:
     from .query import Query
@@ -56,6 +56,22 @@ def _attach_matches(error: BaseException, matches: List[Any]) -> None:
         error.matches = list(matches)  # type: ignore[attr-defined]
     except (AttributeError, TypeError):
         pass
+
+
+def _give_matches(error: BaseException, take: Callable[[], Any]) -> None:
+    """Gives ``error`` the matches that ended before it, which ``take`` hands out
+    from the native buffer. Any exception raised while a push read its events (a
+    bad event's, a budget's, a mapping whose ``__getitem__`` fails, an interrupt)
+    gets them: the events before it were processed, so their matches must reach
+    the caller. When building them runs out of memory, ``matches`` is empty and a
+    note says so (the error is not replaced by a bare ``MemoryError``)."""
+    try:
+        matches = list(take())
+    except MemoryError:
+        matches = []
+        error.add_note("ceql: the matches that ended before this error were dropped: "
+                       "not enough memory to build them")
+    _attach_matches(error, matches)
 
 
 def _check_not_reused(chunk: List[Any], pulled: int, matches: List[Any], before: Any = None) -> None:
@@ -151,7 +167,9 @@ class Stream:
         """Pushes events in order; returns the matches, in order of ``end``.
 
         If an event is bad, the :class:`ceql.CeqlEventError` carries the matches
-        that ended before it in ``matches`` (the events before it were processed).
+        that ended before it in ``matches`` (the events before it were processed);
+        so does any other exception raised while an event is read (a mapping whose
+        ``__getitem__`` fails, a ``KeyboardInterrupt``), which is re-raised as it is.
 
         If iterating over ``events`` raises (a generator reading a socket that
         fails, say), every event pulled before the exception is processed first
@@ -206,8 +224,8 @@ class Stream:
         self._last_pulled = chunk[-1] if chunk else None
         try:
             out.extend(self._push_list(chunk))
-        except (CeqlEventError, CeqlMemoryError) as e:
-            e.matches = out + e.matches
+        except BaseException as e:
+            _attach_matches(e, out + list(getattr(e, "matches", None) or []))
             raise
 
     @_serialised
@@ -267,8 +285,7 @@ class Stream:
             matches = call(source)
         except BaseException as e:
             self._settle(start, source, failed=True)
-            if isinstance(e, (CeqlEventError, CeqlMemoryError)):
-                e.matches = list(self._native.take_matches(source))
+            _give_matches(e, lambda: self._native.take_matches(source))
             raise
         self._settle(start, source)
         return matches
@@ -365,10 +382,9 @@ class Stream:
     def _failed_push(self, start: int, error: BaseException) -> None:
         """After a push that failed part-way: the last chunk keeps only the events
         the engine processed (they have positions, and later matches may use them),
-        and a bad event's error (or a budget's) gets the matches that ended before it."""
+        and the error gets the matches that ended before it (:func:`_give_matches`)."""
         self._chunks.keep_first(start, self._native.next_position() - start)
-        if isinstance(error, (CeqlEventError, CeqlMemoryError)):
-            error.matches = list(self._native.take_matches(self._chunks.view()))
+        _give_matches(error, lambda: self._native.take_matches(self._chunks.view()))
 
     def _retained(self) -> Tuple[int, List[Any]]:
         """(first position, events) retained, as plain Python objects."""

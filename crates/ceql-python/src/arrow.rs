@@ -2,11 +2,13 @@
 //! which pyarrow tables and batches, polars frames and others implement.
 
 use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
+use arrow_array::{Array, RecordBatch, RecordBatchReader};
+use arrow_schema::{ArrowError, DataType, SchemaRef};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
 /// Opens the Arrow C stream of `obj`.
-pub fn stream_of(obj: &Bound<'_, PyAny>) -> PyResult<RecordBatchStreamReader> {
+pub fn stream_of(obj: &Bound<'_, PyAny>) -> PyResult<CheckedStream> {
     let capsule = obj.call_method0("__arrow_c_stream__")?;
     let capsule = capsule.cast::<PyCapsule>().map_err(PyErr::from)?;
     let ptr = capsule.pointer_checked(Some(c"arrow_array_stream"))?;
@@ -14,5 +16,59 @@ pub fn stream_of(obj: &Bound<'_, PyAny>) -> PyResult<RecordBatchStreamReader> {
     // (Arrow PyCapsule interface); `from_raw` moves it out and leaves a released
     // stream behind, which the capsule destructor then ignores.
     let reader = unsafe { RecordBatchStreamReader::from_raw(ptr.as_ptr() as *mut FFI_ArrowArrayStream) };
-    reader.map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("cannot read the Arrow stream: {e}")))
+    let reader =
+        reader.map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("cannot read the Arrow stream: {e}")))?;
+    Ok(CheckedStream { inner: reader })
+}
+
+/// The batches of an imported Arrow stream, each with its text columns checked.
+/// The C interface hands over buffers as they are: a string column that is not
+/// UTF-8 (pyarrow's JSON reader makes one from a Latin-1 file) would reach code
+/// that reads it as `str` without checking, which is undefined behaviour and
+/// panicked when turned into a Python `str`. The check is arrow's own full
+/// validation, run only on columns that hold text.
+pub struct CheckedStream {
+    inner: RecordBatchStreamReader,
+}
+
+impl RecordBatchReader for CheckedStream {
+    fn schema(&self) -> SchemaRef {
+        self.inner.schema()
+    }
+}
+
+impl Iterator for CheckedStream {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        Some(self.inner.next()?.and_then(checked))
+    }
+}
+
+fn checked(batch: RecordBatch) -> Result<RecordBatch, ArrowError> {
+    for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
+        if holds_text(field.data_type()) {
+            column.to_data().validate_full().map_err(|e| {
+                ArrowError::InvalidArgumentError(format!("column `{}` is not valid UTF-8 text ({e})", field.name()))
+            })?;
+        }
+    }
+    Ok(batch)
+}
+
+fn holds_text(t: &DataType) -> bool {
+    match t {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
+        DataType::Dictionary(_, v) => holds_text(v),
+        DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::ListView(f)
+        | DataType::LargeListView(f)
+        | DataType::FixedSizeList(f, _)
+        | DataType::Map(f, _) => holds_text(f.data_type()),
+        DataType::Struct(fs) => fs.iter().any(|f| holds_text(f.data_type())),
+        DataType::Union(fs, _) => fs.iter().any(|(_, f)| holds_text(f.data_type())),
+        DataType::RunEndEncoded(_, v) => holds_text(v.data_type()),
+        _ => false,
+    }
 }

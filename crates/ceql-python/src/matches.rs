@@ -5,7 +5,7 @@
 //! small object each and no copy of their positions.
 
 use ceql_engine::{MatchBuffer, Value};
-use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::exceptions::{PyKeyError, PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use std::sync::Arc;
@@ -221,9 +221,26 @@ pub fn to_match_list<'py>(
         names: names.cloned(),
         measure_names: measure_names.clone(),
     });
-    let items = (0..n).map(|index| Match { shared: shared.clone(), index });
-    let objs: Vec<Bound<'py, Match>> = items.map(|m| Bound::new(py, m)).collect::<PyResult<_>>()?;
-    PyList::new(py, objs)
+    // The list is made at its size and filled in place: millions of matches under
+    // a memory limit must give a MemoryError, and `PyList::new` panics when the
+    // list cannot be allocated, as a collected `Vec` aborts the process.
+    let len = pyo3::ffi::Py_ssize_t::try_from(n).map_err(|_| PyMemoryError::new_err("too many matches for a list"))?;
+    // SAFETY: PyList_New returns a new reference or NULL with an exception set.
+    let list = unsafe { pyo3::ffi::PyList_New(len) };
+    if list.is_null() {
+        return Err(PyErr::take(py).unwrap_or_else(|| PyMemoryError::new_err("cannot allocate the list of matches")));
+    }
+    // SAFETY: `list` is a new, non-NULL reference to a list.
+    let list = unsafe { Bound::from_owned_ptr(py, list).cast_into_unchecked::<PyList>() };
+    for index in 0..n {
+        let m = Bound::new(py, Match { shared: shared.clone(), index })?;
+        // SAFETY: index < len; PyList_SetItem steals the reference (also on error).
+        // If a later item fails, the list is dropped with NULL slots, which it allows.
+        if unsafe { pyo3::ffi::PyList_SetItem(list.as_ptr(), index as pyo3::ffi::Py_ssize_t, m.into_ptr()) } != 0 {
+            return Err(PyErr::fetch(py));
+        }
+    }
+    Ok(list)
 }
 
 /// A measure's value in Python: `None`, `bool`, `int`, `float`, `str`; a time stamp

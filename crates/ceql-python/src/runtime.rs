@@ -76,7 +76,15 @@ impl NativeRuntime {
                 }
             }
         };
-        let ty_obj = get("type").map_err(|_| err("type", "an event must be a mapping with a `type` key".into()))?;
+        // Not subscriptable: not an event. Anything else a mapping raises (an
+        // interrupt, its own failure) is re-raised as it is.
+        let ty_obj = get("type").map_err(|e| {
+            if e.is_instance_of::<pyo3::exceptions::PyTypeError>(py) {
+                err("type", "an event must be a mapping with a `type` key".into())
+            } else {
+                e
+            }
+        })?;
         let ty_obj = ty_obj.ok_or_else(|| err("type", "the event has no `type`".into()))?;
         let ty_str = ty_obj.cast::<PyString>().map_err(|_| err("type", "`type` must be a string".into()))?;
         let ty = ty_str.to_cow().map_err(|e| err("type", format!("`type` is not valid text: {e}")))?;
@@ -98,7 +106,7 @@ impl NativeRuntime {
                     self.values.push(Value::Null);
                 }
                 Some(v) => self.values.push(
-                    to_value(&v)
+                    to_value(&v)?
                         .map_err(|m| event_error(py, &EventError::new(position, name.clone(), Some(&ty), m)))?,
                 ),
             }
@@ -375,7 +383,7 @@ impl NativeRuntime {
         source: Option<Py<PyAny>>,
         take: bool,
     ) -> PyResult<Bound<'py, PyList>> {
-        let v = to_value(time).map_err(PyValueError::new_err)?;
+        let v = to_value(time)?.map_err(PyValueError::new_err)?;
         let w = if self.rt.reorders() {
             reorder_time(v.as_ref(), self.rt.options().time_unit_nanos)?
         } else {

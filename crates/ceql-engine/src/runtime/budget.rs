@@ -166,13 +166,16 @@ impl Runtime {
         } else {
             format!("the determinization cache holds {}; lower max_cache_bytes", mib(cache))
         };
+        // Rounded, the two sizes can read the same ("97 KiB exceeds 97 KiB"): then in bytes.
+        let (used, budget) = (mib(total), mib(self.config.state_budget));
+        let (used, budget) = if used == budget {
+            (format!("{total} bytes"), format!("{} bytes", self.config.state_budget))
+        } else {
+            (used, budget)
+        };
         Err(EventError::state_memory(
             self.state.position,
-            format!(
-                "the evaluation's state ({}) exceeds max_state_bytes = {}: {why}",
-                mib(total),
-                mib(self.config.state_budget)
-            ),
+            format!("the evaluation's state ({used}) exceeds max_state_bytes = {budget}: {why}"),
         ))
     }
 }

@@ -76,9 +76,7 @@ impl Runtime {
             ValueRef::Int(i) => Ok(i.saturating_mul(factor)),
             ValueRef::Float(f) if f.is_finite() => Ok((f * factor as f64) as i64),
             ValueRef::Timestamp(ns) => Ok(ns),
-            other => {
-                Err(format!("expected a number or a time stamp, found {}", crate::predicate::describe_value(other)))
-            }
+            other => Err(format!("expected {}", not_a_time_stamp(other))),
         }
     }
 
@@ -105,4 +103,15 @@ impl Runtime {
                 .iter()
                 .all(|p| p.virtual_det == DetId::INITIAL && p.table.iter().all(|e| e.ul[0].max < tau))
     }
+}
+
+/// What is wrong with a value given as a time stamp: "a finite number or a time
+/// stamp, found ..." with NaN and infinities named (a double is a number).
+pub(crate) fn not_a_time_stamp(v: crate::ValueRef<'_>) -> String {
+    let found = match v {
+        crate::ValueRef::Float(f) if f.is_nan() => "NaN".to_string(),
+        crate::ValueRef::Float(f) if f.is_infinite() => format!("{}infinity", if f < 0.0 { "-" } else { "" }),
+        other => crate::predicate::describe_value(other).to_string(),
+    };
+    format!("a finite number or a time stamp, found {found}")
 }

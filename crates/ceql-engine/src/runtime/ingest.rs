@@ -177,10 +177,7 @@ impl Runtime {
                         other => {
                             return Err((
                                 name(),
-                                format!(
-                                    "time stamp must be a number or a timestamp, found {}",
-                                    crate::predicate::describe_value(other)
-                                ),
+                                format!("time stamp must be {}", super::clock::not_a_time_stamp(other)),
                             ))
                         }
                     },

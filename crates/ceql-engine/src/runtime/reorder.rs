@@ -503,10 +503,7 @@ fn time_of(values: &[ValueRef<'_>], slot: AttrSlot, factor: i64) -> Result<Optio
             Ok(Some(ns as i64))
         }
         ValueRef::Timestamp(ns) => Ok(Some(ns)),
-        other => Err(format!(
-            "time stamp must be a number or a timestamp, found {}",
-            crate::predicate::describe_value(other)
-        )),
+        other => Err(format!("time stamp must be {}", super::clock::not_a_time_stamp(other))),
     }
 }
 
