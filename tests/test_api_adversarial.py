@@ -185,7 +185,7 @@ def test_keyboard_interrupt_while_reading_an_event_is_not_turned_into_an_event_e
 
 # -- finding 7 ---------------------------------------------------------------------------------
 def test_max_delay_text_is_read_exactly():
-    """language.md §3.7a: nothing is late for input at most `d` behind; an event exactly `d`
+    """docs/language.md#s3-7a: nothing is late for input at most `d` behind; an event exactly `d`
     behind is on time (ts == W). '129.944532029 s' became 129944532028 ns (a binary float),
     and '9223372036854775807 ns' (below 2^63) was refused as longer than 2^63 ns."""
     q = ceql.compile("SELECT * FROM S WHERE A ; B")
