@@ -13,10 +13,15 @@ Public API::
     res.limit      # LIMIT n of the query, or None
     res.matches()  # sorted [(start, end, positions)] over all O_j (by end, start, positions)
 
-Static errors raise ``OracleError(code)`` (``.code`` is the spec's code: E0100, E0101, E0200-E0209,
-E0300, E0301; never E0500). Data errors (incompatible operand types on an actual event in
-schema-less mode, docs/language.md#s1-1a) raise ``OracleEventError`` (code ``"EVENT"``). A supplied value of the
-wrong declared type raises ``TypeError`` (docs/language.md#s1-2).
+Static errors raise ``OracleError(code)`` (``.code`` is the spec's code: E0100, E0101,
+E0200-E0210, E0300-E0305; never E0500). Data errors (incompatible operand types on an actual
+event in schema-less mode, docs/language.md#s1-1a, #s3-4a) raise ``OracleEventError`` (code
+``"EVENT"``). An input value that rejects the event (docs/language.md#s1-2) raises
+``TypeError``: a value of the wrong declared type, a value of an unsupported Python type, an
+integer beyond 64 bits (with or without a schema, docs/language.md#s1-1), a ``WITHIN n [a]``
+coordinate that is not an integer (docs/language.md#s3-7), and a ``time_field`` value that is
+not a finite number or is outside 64-bit nanoseconds, when a duration window reads it
+(docs/language.md#s1-4). ``ValueError`` is for the API's own arguments and for note 11.
 
 Modules: ``lexer`` (docs/language.md#s2-1), ``parser`` (docs/language.md#s2-2 to #s2-3), ``nodes`` (AST), ``schema`` (docs/language.md#s1-1),
 ``checks`` (docs/language.md#s4), ``predicates`` (docs/language.md#s3-4), ``events`` (docs/language.md#s1-2 to #s1-4, #s3-8 keys), ``semantics``
@@ -67,11 +72,26 @@ Points where the specification is ambiguous or self-contradictory, and the readi
     of that type with no attributes (all NULL). Undeclared supplied attributes are ignored (docs/language.md#s1-2).
 11. Time stamps (docs/language.md#s1-4). The event type's ``primary_time`` attribute wins; else ``time_field``
     (converted from ``time_unit``; a float is truncated toward zero after conversion). With a
-    time-unit window and no time source at all the spec would use wall-clock time; the oracle
-    raises ValueError instead. A NULL time stamp or ``[a]`` coordinate drops the event (docs/language.md#s3-1).
-12. PARTITION BY groups without a schema: an attribute is "present" if the dict has the key, even
-    with value None; so ``[w, k]`` over ``{"w": None, "k": 1}`` gives no key (it does not fall
-    through to k), exactly like a declared-but-NULL attribute with a schema.
+    time-unit window and no time source at all (no ``time_field`` and no event type of the FROM
+    streams declaring a ``primary_time``) the spec would use wall-clock time; the oracle raises
+    ValueError instead. If some event type of the FROM streams declares a ``primary_time``, an
+    event of another type without ``time_field`` has a *missing* time stamp (docs/language.md#s1-4),
+    which the oracle treats like a NULL one (below).
+    Late events and missing time stamps: the oracle models ``late="drop"`` throughout
+    (docs/language.md#s3-7). A NULL or missing time stamp, a NULL ``[a]`` coordinate and a
+    coordinate smaller than the running maximum drop the event (it belongs to no substream,
+    docs/language.md#s3-1), under ``WITHIN n [a]`` (where the spec always drops) and under
+    duration windows alike. The engine's default for duration windows, ``late="error"``
+    (``CeqlEventError`` for a late or missing time stamp), is not modelled: differential tests of
+    duration windows give time stamps in order, or run the engine with ``late="drop"``.
+12. PARTITION BY groups (docs/language.md#s3-8). With a schema, ``key_k`` is the value of the first
+    attribute of the group that the event's type *declares*, and the search does not fall
+    through a NULL: with ``[w, k]``, an event whose type declares ``w`` and has ``w`` NULL has no
+    key, whatever its ``k``. Without a schema an attribute supplied as None and an attribute not
+    supplied are the same thing (an Arrow table has every column in every row): the search takes
+    the first attribute the event has with a non-NULL value, so ``[w, k]`` over
+    ``{"w": None, "k": 1}`` takes the key of ``k`` (1), as over ``{"k": 1}``. (§1.1a's
+    "present ... even if its value is NULL" is overridden here by §3.8's explicit sentence.)
 13. LIKE uses Python's ``re.search``: RE2-only syntax or Python-only constructs (backreferences,
     lookaround; RE2 would report E0101) behave differently. Differential tests should stay in the
     common subset.
@@ -89,6 +109,29 @@ Points where the specification is ambiguous or self-contradictory, and the readi
     ``data_errors="must"`` (the default) the oracle raises what every order raises (and not
     when a trailing ``ABSENT`` drops the output), with ``"may"`` what some order raises. An
     engine that raises must match "may"; one that does not must match "must", outputs included.
+17. A trailing ``ABSENT(beta) FOR d`` whose filters read the match (``y.attr``, aggregates;
+    docs/language.md#s3-3b "satisfies beta (as for §3.3a)" with #s3-3a "Absence with a condition
+    on the match"; the engine refuses it with E0500). Evaluated, not refused: the absence acts on
+    the valuations that give ``O_j``, after the strategy and the window (§3.3b: they "are applied
+    to psi"; the window before the strategy under NEXT/LAST/MAX, §3.6a, since such a query has a
+    filter in an ABSENT that reads other events). A valuation ``V`` ending at ``j`` is cancelled
+    iff some later position ``p`` of its substream with ``ts(p) <= ts(j) + d`` has an event of
+    beta's type on which beta's filters are TRUE, reading the absent event's own variables (its
+    type, ``S>T``, its ``AS`` name) as exactly ``{p}`` and every other variable as ``V`` binds it
+    (the for-all of §3.4a; ``count(a)`` counts ``V``'s ``a``). An output is kept if one of the
+    valuations giving it is not cancelled (as §3.3a keeps a valuation "if one of [the choices]
+    passes"). A data error of that test is raised (policy of note 16) for the valuations the
+    strategy and the window keep, whether or not the deadline is reached. §3.3b's remark that the
+    absence "depends only on j" and "commutes with every strategy" holds only when beta does not
+    read the match.
+18. Equalities routed by key (docs/language.md#s3-4b) are not modelled: the oracle tests every
+    equality on every valuation (the unrouted for-all of §3.4a, which §3.4b says routing
+    preserves) and raises none of routing's own data errors: neither the ``CeqlEventError`` for
+    a routing value that is a finite double of magnitude 2^53 or more, nor the one for a routing
+    value of another kind than a *held* substream (the holding rule depends on the engine's
+    strategy state). tests/test_oracle_routing.py relies on this (it expects matches for a
+    double 2^53 in a routed query), so differential tests must not feed a routed query such
+    values; the engine's routing errors are tested against the engine directly.
 """
 
 from .errors import OracleError, OracleEventError

@@ -123,9 +123,54 @@ def _one_nan(x):
     return NAN if isinstance(x, float) and x != x else x
 
 
+def measure_key(x):
+    """A measure value with its kind, as outputs tell measures apart (docs/language.md#s3-5a):
+    numbers compare as numbers (``1`` and ``1.0`` are equal), a NaN equals a NaN, and the
+    kinds NULL, number, string and boolean are apart (docs/language.md#s3-4): ``True`` is not
+    the number ``1``, although Python's ``True == 1`` and ``hash(True) == hash(1)``."""
+    if x is None:
+        return ("null",)
+    if isinstance(x, bool):
+        return ("bool", x)
+    if isinstance(x, (int, float)):
+        return ("nan",) if x != x else ("num", x)
+    return ("str", x)
+
+
+class Measures(tuple):
+    """The measures of an output: a tuple of ``(name, value)`` whose values are the plain Python
+    values (``None``, ``int``, ``float``, ``str``, ``bool``), but which compares and hashes by
+    :func:`measure_key`, so that a set of outputs keeps ``f = True`` and ``f = 1`` apart and
+    merges ``f = 1`` with ``f = 1.0``. It compares so with a plain tuple of pairs too, and
+    hashes as the plain tuple does."""
+
+    __slots__ = ()
+
+    def key(self):
+        return tuple((name, measure_key(x)) for name, x in self)
+
+    def __eq__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        try:
+            return self.key() == Measures(other).key()
+        except (TypeError, ValueError):  # not a tuple of (name, value) pairs
+            return False
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def __hash__(self):
+        # The hash of the plain tuple (with the one NaN), so that a set of outputs still equals
+        # a set of plain tuples: True and 1 collide (hash(True) == hash(1)) but are not equal,
+        # 1 and 1.0 hash alike and are equal, every NaN hashes as NAN.
+        return hash(tuple((name, _one_nan(x)) for name, x in self))
+
+
 def measures(q, v, events):
-    """The SELECT list's measures of valuation ``v``: a tuple of (name, value)."""
-    return tuple((name, _one_nan(aggregate(agg, v, events))) for name, agg in q.measures)
+    """The SELECT list's measures of valuation ``v``: :class:`Measures`, a tuple of (name, value)."""
+    return Measures((name, _one_nan(aggregate(agg, v, events))) for name, agg in q.measures)
 
 
 # ------------------------------------------------------------------ static: definitely bound

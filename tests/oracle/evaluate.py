@@ -2,12 +2,13 @@
 WITHIN, projection, CONSUME BY; LIMIT is only recorded (outputs are the pre-LIMIT sets O_j)."""
 
 from .checks import check_query, walk_cel, filter_terms, trailing_absence
+from .errors import OracleEventError
 from .correlation import measures, reads_other_events
 from .events import ingest, partition_key
 from .parser import parse_query
 from .predicates import eval_pred
 from .schema import parse_schema
-from .semantics import SubstreamSemantics, data
+from .semantics import SubstreamSemantics, all_of, data, _correlated
 from .strategies import select
 from . import nodes as N
 
@@ -59,9 +60,14 @@ def _window_coordinate(window, ev):
     if window[0] == "EVENTS":
         return ev.pos
     if window[0] == "ATTR":
+        # docs/language.md#s3-7: the coordinate is "an integer"; without declarations "a value
+        # that is not an integer rejects the event (CeqlEventError): the check is on the value's
+        # type, so a double is rejected even when it is whole (1.0)". Rejected, not dropped: the
+        # oracle raises TypeError, as for any rejected input value (CeqlEventError is a
+        # TypeError, docs/language.md#s1-2). With declarations E0206 leaves only integers.
         v = ev.attrs.get(window[2])
-        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
-            raise TypeError("window attribute %s=%r is not a number (event %d)" % (window[2], v, ev.pos))
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+            raise TypeError("window attribute %s=%r is not an integer (event %d)" % (window[2], v, ev.pos))
         return v
     if not ev.has_time_source:
         raise ValueError("time-unit window: event %d has no time stamp (give a primary_time "
@@ -158,13 +164,17 @@ def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns"
         substreams.setdefault(key_of[p], []).append(p)
     by_end = {}
     beta = set()
+    sems = {}
+    # docs/language.md#s3-3b with s3-3a: a trailing ABSENT whose filters read the match is
+    # tested on each valuation (spec note 17); otherwise beta is a set of positions.
+    beta_reads_match = trailing is not None and _correlated(trailing)
     deferred = {}  # valuation -> the data error its test raised (docs/language.md#s3-4a)
     for k, sub in substreams.items():
-        sem = SubstreamSemantics(evs, sub, truth, data_errors)
+        sem = sems[k] = SubstreamSemantics(evs, sub, truth, data_errors)
         for v in sem.sem(positive):
             by_end.setdefault(v.end, []).append(v)
         deferred.update(sem.errors(positive))
-        if trailing is not None:
+        if trailing is not None and not beta_reads_match:
             beta |= {v.start for v in sem.sem(trailing.inner) if v.start == v.end}
 
     strategy = "ALL" if compat_ignore_strategy else q.strategy
@@ -208,16 +218,33 @@ def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns"
 
     output_of = restrict if captures else project
 
-    def dropped_by_absence(j, k):
-        """docs/language.md#s3-3b: the outputs ending at j need no later beta of the partition
-        until the deadline, and the deadline reached by the input (an event after it) unless
-        closed."""
+    def dropped_by_absence(v, k):
+        """docs/language.md#s3-3b: an output of valuation v (ending at j) needs no later beta
+        of the partition until the deadline, and the deadline reached by the input (an event
+        after it) unless closed. When beta reads the match, "satisfies beta (as for
+        docs/language.md#s3-3a)" is tested on v: the absent event's own variables hold the
+        candidate event, every other variable what v binds; its data errors (the policy's,
+        semantics.all_of) are raised here."""
         if trailing is None:
             return False
+        j = v.end
         deadline = coord[j] + trailing.deadline
-        if any(p > j and coord[p] <= deadline and p in beta for p in substreams[k]):
+        later = [p for p in substreams[k] if p > j and coord[p] <= deadline]
+        if beta_reads_match:
+            sem = sems[k]
+            if not all_of((lambda p=p: not sem.absent_holds(v, trailing, p) for p in later), data_errors):
+                return True
+        elif any(p in beta for p in later):
             return True
         return not (close_deadlines or (max_w is not None and max_w > deadline))
+
+    def survives_absence(v, k):
+        """Whether the absence keeps v's output, for deciding on a deferred error: a data error
+        of the absence's own test counts as keeping it (an error is raised either way)."""
+        try:
+            return not dropped_by_absence(v, k)
+        except OracleEventError:
+            return True
 
     # ---- docs/language.md#s3-9 / docs/language.md#s3-10: position by position
     outputs = {}
@@ -233,19 +260,22 @@ def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns"
         tested = [v for v in xs if v in deferred and in_window(v)]
         if strategy == "STRICT":
             tested = select("STRICT", tested, substreams[k])
-        if tested and (data_errors == "may" or not dropped_by_absence(j, k)):
+        if data_errors == "must":
+            tested = [v for v in tested if survives_absence(v, k)]
+        if tested:
             raise deferred[min(tested, key=lambda v: (v.start, sorted(data(v))))]
         if window_first:
             ws = select(strategy, [v for v in xs if in_window(v)], substreams[k])
         else:
             ys = select(strategy, xs, substreams[k])
             ws = [v for v in ys if in_window(v)]
+        # docs/language.md#s3-3b: the absence acts on the outputs of psi, after the strategy
+        # and the window; an output is kept if one of the valuations giving it passes.
+        ws = [v for v in ws if not dropped_by_absence(v, k)]
         if q.measures:
             o = {(v.start, output_of(v), measures(q, v, evs)) for v in ws}
         else:
             o = {(v.start, output_of(v)) for v in ws}
-        if o and dropped_by_absence(j, k):
-            o = set()
         if o:
             outputs[j] = o
             if q.consume == "ANY" or (q.consume == "PARTITION" and not q.partition):

@@ -124,11 +124,26 @@ def parse_schema(text):
     return Schema(streams)
 
 
+I64_MIN, I64_MAX = -2 ** 63, 2 ** 63 - 1
+
+
+def check_i64(value, where=""):
+    """An integer value must be a 64-bit signed integer (docs/language.md#s1-1: ``int`` is
+    "64-bit signed integers", ``primary_time`` a "64-bit signed integer"); a Python ``int``
+    beyond that rejects the event (docs/language.md#s1-2), with or without declarations."""
+    if isinstance(value, int) and not isinstance(value, bool) and not I64_MIN <= value <= I64_MAX:
+        raise TypeError("integer %d does not fit in 64 bits%s" % (value, where))
+    return value
+
+
 def convert_value(declared, value, where=""):
     """Check and convert a supplied value for a declared attribute type (None stays NULL).
-    A value of the wrong type raises TypeError (docs/language.md#s1-2: rejected at ingestion)."""
+    A value of the wrong type raises TypeError (docs/language.md#s1-2: rejected at ingestion),
+    and so does an integer beyond 64 bits, also for a ``double`` attribute (the integer that
+    docs/language.md#s1-1 converts is a 64-bit one)."""
     if value is None:
         return None
+    check_i64(value, where)
     if declared in ("int", "primary_time"):
         if isinstance(value, int) and not isinstance(value, bool):
             return value
