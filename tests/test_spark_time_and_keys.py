@@ -203,3 +203,10 @@ def test_bucket_count_must_fit_the_state_row():
 
     with pytest.raises(ValueError, match=r"from 1 to 2\*\*31 - 1"):
         cs.detect(None, SEQ, buckets=2**31)
+
+
+def test_a_double_time_is_rounded_to_the_nearest_nanosecond(spark):
+    """docs/language.md#s1-4: 2.01 s and 3.01 s are exactly one second apart (truncated,
+    the double 2.01 was a nanosecond short), as the engine reads them."""
+    df = spark.createDataFrame([(0, "A", 2.01, 1), (1, "B", 3.01, 2)], "id long, type string, ts double, off long")
+    assert ids(detect(df, SEQ + " WITHIN 1 second", time_unit="s")) == [(0, 1)]

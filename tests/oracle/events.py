@@ -61,7 +61,13 @@ def _to_ns(v, unit, where):
         raise TypeError("time stamp %r is not a number%s" % (v, where))
     if isinstance(v, float) and not math.isfinite(v):
         raise TypeError("time stamp %r is not finite%s" % (v, where))
-    ns = int(Fraction(v) * UNIT_FACTOR[unit])  # truncated toward zero
+    if isinstance(v, float):
+        # docs/language.md#s1-4: the double product, rounded to the nearest integer, halves
+        # away from zero (2.01 s is 2010000000 ns, not 2009999999)
+        x = Fraction(v * UNIT_FACTOR[unit])
+        ns = math.floor(abs(x) + Fraction(1, 2)) * (1 if x >= 0 else -1)
+    else:
+        ns = v * UNIT_FACTOR[unit]
     if not I64_MIN <= ns <= I64_MAX:
         # docs/language.md#s1-4: "A time stamp outside 64-bit nanoseconds ... rejects the event"
         raise TypeError("time stamp %r is out of 64-bit nanoseconds%s" % (v, where))

@@ -179,7 +179,9 @@ def time_nanos_expr(df: Any, time_field: str, time_unit: Optional[str]) -> Any:
             return _in_range(c.cast("long"), lo, hi, time_field, c) * F.lit(per)
         if isinstance(dt, T.DecimalType):
             return _decimal_nanos(c, dt, per, lo, hi, time_field)
-        d = c.cast("double") * F.lit(float(per))
+        # The double product rounded to the nearest nanosecond, halves away from zero
+        # (Spark's HALF_UP), as the engine reads a double (docs/language.md#s1-4).
+        d = F.round(c.cast("double") * F.lit(float(per)))
         bad = F.isnan(d) | (d >= F.lit(2.0**63)) | (d < F.lit(-(2.0**63)))
         return F.when(bad, _out_of_range(time_field, c)).otherwise(d.cast("long"))
     raise TypeError(f"the time field {time_field!r} must be a timestamp or a number, not {dt.simpleString()}")

@@ -74,7 +74,9 @@ impl Runtime {
         };
         match v {
             ValueRef::Int(i) => Ok(i.saturating_mul(factor)),
-            ValueRef::Float(f) if f.is_finite() => Ok((f * factor as f64) as i64),
+            ValueRef::Float(f) if f.is_finite() => {
+                Ok(float_nanos(f, factor).unwrap_or(if f < 0.0 { i64::MIN } else { i64::MAX }))
+            }
             ValueRef::Timestamp(ns) => Ok(ns),
             other => Err(format!("expected {}", not_a_time_stamp(other))),
         }
@@ -114,4 +116,14 @@ pub(crate) fn not_a_time_stamp(v: crate::ValueRef<'_>) -> String {
         other => crate::predicate::describe_value(other).to_string(),
     };
     format!("a finite number or a time stamp, found {found}")
+}
+
+/// A fractional time stamp in units of `factor` ns as whole nanoseconds: the
+/// nearest one, halves away from zero (docs/language.md#s1-4). A double has no
+/// exact decimal value: 2.01 s is 2009999999.9999998 ns, which truncation made one
+/// nanosecond short of 3.01 s minus one second. `None` outside 64 bits.
+pub(crate) fn float_nanos(f: f64, factor: i64) -> Option<i64> {
+    let ns = (f * factor as f64).round();
+    // i64::MAX as f64 rounds up to 2^63, itself out of range.
+    (-(i64::MAX as f64)..i64::MAX as f64).contains(&ns).then_some(ns as i64)
 }

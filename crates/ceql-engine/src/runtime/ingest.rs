@@ -155,14 +155,10 @@ impl Runtime {
                             Some(ns) => ns,
                             None => return Err((name(), out_of_range(v as f64))),
                         },
-                        ValueRef::Float(f) if f.is_finite() => {
-                            let ns = f * factor as f64;
-                            // i64::MAX as f64 rounds up to 2^63, itself out of range.
-                            if !(-(i64::MAX as f64)..i64::MAX as f64).contains(&ns) {
-                                return Err((name(), out_of_range(f)));
-                            }
-                            ns as i64
-                        }
+                        ValueRef::Float(f) if f.is_finite() => match super::clock::float_nanos(f, factor) {
+                            Some(ns) => ns,
+                            None => return Err((name(), out_of_range(f))),
+                        },
                         ValueRef::Timestamp(ns) => ns,
                         // A NULL coordinate is a late event (docs/language.md#s3-7) when late events are
                         // dropped; by default the input must carry every time stamp.

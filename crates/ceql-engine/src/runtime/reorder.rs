@@ -482,6 +482,10 @@ impl Runtime {
         let w = self.buffer().watermark;
         if w != i64::MIN && matches!(self.config.query.plan.window, WindowPlan::Duration(_)) {
             self.advance_watermark(w);
+            // The deadlines this watermark passed are due now: the push (or
+            // watermark, or flush) that moved it hands their matches over, after
+            // those of the events it released (their deadlines come after them).
+            self.take_fired(out);
         }
         Ok(())
     }
@@ -496,11 +500,7 @@ fn time_of(values: &[ValueRef<'_>], slot: AttrSlot, factor: i64) -> Result<Optio
         ValueRef::Absent | ValueRef::Null => Ok(None),
         ValueRef::Int(v) => v.checked_mul(factor).map(Some).ok_or_else(|| out_of_range(v as f64)),
         ValueRef::Float(f) if f.is_finite() => {
-            let ns = f * factor as f64;
-            if !(-(i64::MAX as f64)..i64::MAX as f64).contains(&ns) {
-                return Err(out_of_range(f));
-            }
-            Ok(Some(ns as i64))
+            super::clock::float_nanos(f, factor).map(Some).ok_or_else(|| out_of_range(f))
         }
         ValueRef::Timestamp(ns) => Ok(Some(ns)),
         other => Err(format!("time stamp must be {}", super::clock::not_a_time_stamp(other))),
