@@ -113,3 +113,15 @@ def test_filters_between_events_combine_with_absent(query):
           {"type": "A", "v": 3, "ts": 3}, {"type": "C", "v": 5, "ts": 4}, {"type": "X", "ts": 10}]
     got = sorted((m.start, m.end, m.positions) for m in ceql.compile(query).run(ev, time_field="ts", time_unit="s"))
     assert got == evaluate(query, ev, time_field="ts", time_unit="s").matches()
+
+
+def test_the_push_that_moves_the_watermark_past_a_deadline_returns_its_match():
+    """With max_delay, the match of an order whose deadline the watermark passed waited
+    for the next released event (Stream.waiting said 0), and a no-op advance_watermark
+    returned it: the push that moved the watermark hands it over."""
+    q = ceql.compile("SELECT * FROM S WHERE ORDER ; ABSENT(PAYMENT) FOR 10 seconds PARTITION BY [id] WITHIN 1 minute")
+    s = q.stream(time_field="t", time_unit="s", max_delay=5)
+    assert s.push({"type": "ORDER", "id": 2, "t": 3}) == []
+    first = s.push({"type": "X", "t": 30})  # the watermark is now 25, past the deadline 13
+    assert [m.positions for m in first] == [(0,)]
+    assert s.advance_watermark(25) == [] and s.push({"type": "X", "t": 31}) == []
