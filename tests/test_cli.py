@@ -271,3 +271,20 @@ def test_duplicate_column_names_are_refused(tmp_path):
     query = _write(tmp_path / "q.ceql", "SELECT * FROM S WHERE A ; B FILTER A[x > 1] WITHIN 5 EVENTS")
     events = _write(tmp_path / "e.csv", "type,x,x\nA,5,0\nB,6,0\n")
     assert "columns named `x`" in _one_line_error(ceql_run("--query", query, "--input", events, check=False), 3)
+
+
+def test_close_deadlines_writes_the_matches_the_input_does_not_reach(tmp_path):
+    """An order placed less than 30 minutes before the file's last event is waiting: counted
+    in the summary without --close-deadlines, written with it (a user's review: unpaid orders
+    near the end of the file were silently lost)."""
+    q = _write(tmp_path / "q.ceql", "SELECT * FROM Shop WHERE ORDER AS o ; ABSENT(PAYMENT) FOR 30 minutes "
+                                     "PARTITION BY [id] WITHIN 1 hour\n")
+    e = _write(tmp_path / "e.jsonl", '{"type":"ORDER","id":1,"t":0}\n{"type":"ORDER","id":2,"t":600}\n'
+                                     '{"type":"PAYMENT","id":1,"t":1200}\n{"type":"ORDER","id":3,"t":3000}\n')
+    base = ["--query", q, "--input", e, "--time-field", "t", "--time-unit", "s", "--no-events", "--output"]
+    waiting = ceql_run(*base, tmp_path / "a.jsonl")
+    assert [json.loads(x)["positions"] for x in (tmp_path / "a.jsonl").read_text().splitlines()] == [[1]]
+    assert "waiting:    1 match of ABSENT ... FOR" in waiting.stdout
+    closed = ceql_run(*base, tmp_path / "b.jsonl", "--close-deadlines")
+    assert [json.loads(x)["positions"] for x in (tmp_path / "b.jsonl").read_text().splitlines()] == [[1], [3]]
+    assert "waiting" not in closed.stdout

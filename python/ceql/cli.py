@@ -117,9 +117,10 @@ class _Once(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
-def _count(n: int, noun: str) -> str:
-    """``n`` with ``noun``, plural unless ``n`` is 1: "1 live partition", "2,048 tECS nodes"."""
-    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+def _count(n: int, noun: str, plural: str = "") -> str:
+    """``n`` with ``noun``, plural unless ``n`` is 1: "1 live partition", "2,048 tECS nodes"
+    (``plural`` where adding an s is not it)."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {plural or noun + 's'}"
 
 
 def _located(text: str, args: argparse.Namespace) -> str:
@@ -186,6 +187,8 @@ def _run(args: argparse.Namespace) -> int:
             emit(matches, source)
         if wide is not None:
             raise _wide_integer_error(wide, events)
+        if args.close_deadlines:
+            emit(list(runtime.close_deadlines(source)), source)
         if writer is not None:
             writer.close()
     except CeqlEventError as e:
@@ -216,6 +219,10 @@ def _run(args: argparse.Namespace) -> int:
         f"time:       {elapsed:.3f} s",
         f"throughput: {rate:,.0f} events/s",
     ]
+    waiting = runtime.waiting_deadlines()
+    if waiting:
+        lines.append(f"waiting:    {_count(waiting, 'match', 'matches')} of ABSENT ... FOR whose deadline the input "
+                     "does not reach (--close-deadlines reports them)")
     dropped = stats["late_dropped"] + stats["no_key"]
     if dropped:
         lines.append(f"not matched: {stats['late_dropped']:,} late, {stats['no_key']:,} without partition key")
@@ -397,6 +404,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     r.add_argument("--max-state-bytes", metavar="N",
                    help="memory budget of the whole evaluation state in bytes (default: half of the memory "
                         "the process may use)")
+    r.add_argument("--close-deadlines", action="store_true",
+                   help="the input is the whole stream: report the matches of ABSENT(...) FOR d whose deadline "
+                        "comes after its last event (by default they wait, and the summary counts them)")
     r.add_argument("--no-events", action="store_true", help="omit the events' data from the output")
     r.add_argument("--captures", action="store_true",
                    help="report which variable captured which event: a \"captures\" object per line "
