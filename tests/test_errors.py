@@ -140,3 +140,13 @@ def test_a_leading_byte_order_mark_is_not_part_of_the_query():
     with pytest.raises(ceql.CeqlSyntaxError) as e:
         ceql.compile("\ufeffSELECT * FROM S WHERE A ; ; B")
     assert (e.value.line, e.value.column) == (1, 27)
+
+
+def test_a_like_pattern_with_a_percent_sign_warns_that_it_is_a_regex():
+    """W0405 (docs/language.md#s4): SQL users write LIKE 'IB%', which here matches the three
+    characters IB% (a user's review); the warning points at the pattern."""
+    q = ceql.compile("SELECT * FROM S WHERE A FILTER A[name LIKE 'IB%'] WITHIN 1 EVENTS")
+    assert [w.code for w in q.warnings] == ["W0405"]
+    assert q.warnings[0].column == 44 and "regular expression" in q.warnings[0].message
+    assert q.run([{"type": "A", "name": "IBM"}]) == []  # the warning changes nothing
+    assert not ceql.compile("SELECT * FROM S WHERE A FILTER A[name LIKE '^IB'] WITHIN 1 EVENTS").warnings

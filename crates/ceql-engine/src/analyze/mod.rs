@@ -281,7 +281,7 @@ pub struct CheckOptions {
 pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions) -> Result<Plan, Diagnostic> {
     let mut warnings = Vec::new();
     // Literals (E0101): regular expressions of LIKE, before any name or type check.
-    let regexes = typing::check_like_patterns(&query.pattern)?;
+    let regexes = typing::check_like_patterns(&query.pattern, &mut warnings)?;
     // Placement of ABSENT and FOR (E0302, E0303): structural, before any name is resolved.
     let deadline = absence::check_formula(&query.pattern)?;
     // Names (E02xx), including the clause-level names of PARTITION BY and WITHIN.

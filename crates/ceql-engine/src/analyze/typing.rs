@@ -74,7 +74,10 @@ pub(crate) fn for_each_attr(p: &Pred, f: &mut dyn FnMut(&ast::Ident)) {
 /// them together must fit the query's regular-expression budget. Checked before
 /// names and types, like the other literal errors; the compiled expressions are
 /// kept for the predicates.
-pub(super) fn check_like_patterns(pattern: &Cel) -> Result<Regexes, Diagnostic> {
+///
+/// W0405: a pattern with `%` reads like SQL's `LIKE`, where `%` is a wildcard; here it is
+/// a literal character of a regular expression (SQL's `'IB%'` is `'^IB'`).
+pub(super) fn check_like_patterns(pattern: &Cel, warnings: &mut Vec<Diagnostic>) -> Result<Regexes, Diagnostic> {
     fn walk<'a>(p: &'a Pred, out: &mut Vec<(&'a str, Span)>) {
         match p {
             Pred::And(a, b) | Pred::Or(a, b) => {
@@ -88,6 +91,18 @@ pub(super) fn check_like_patterns(pattern: &Cel) -> Result<Regexes, Diagnostic> 
     }
     let mut patterns = Vec::new();
     for_each_filter_term(pattern, &mut |_, pred| walk(pred, &mut patterns));
+    for (text, span) in &patterns {
+        if text.contains('%') {
+            warnings.push(
+                Diagnostic::warning(
+                    "W0405",
+                    "`%` is a literal character here: LIKE is an unanchored regular expression, not SQL's LIKE",
+                    *span,
+                )
+                .with_label("SQL's 'IB%' is '^IB', and '%' alone is '.*' (or nothing)"),
+            );
+        }
+    }
     Regexes::compile(patterns)
 }
 
