@@ -150,3 +150,13 @@ def test_a_like_pattern_with_a_percent_sign_warns_that_it_is_a_regex():
     assert q.warnings[0].column == 44 and "regular expression" in q.warnings[0].message
     assert q.run([{"type": "A", "name": "IBM"}]) == []  # the warning changes nothing
     assert not ceql.compile("SELECT * FROM S WHERE A FILTER A[name LIKE '^IB'] WITHIN 1 EVENTS").warnings
+
+
+@pytest.mark.parametrize("text", ["SELECT * FROM S WHERE A ; B WITHIN 5 minutes PARTITION BY [k]",
+                                  "SELECT * FROM S WHERE A ; B LIMIT 3 WITHIN 5 EVENTS",
+                                  "SELECT * WHERE A FROM S"])
+def test_a_clause_out_of_order_says_the_order(text):
+    """A SQL or FlinkCEP user writes WITHIN before PARTITION BY: the E0100 caret says the
+    clause order (a user's review: it said only 'unexpected token')."""
+    with pytest.raises(ceql.CeqlSyntaxError, match="clauses come in this order: SELECT, FROM, WHERE"):
+        ceql.compile(text)

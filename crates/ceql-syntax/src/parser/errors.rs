@@ -30,7 +30,19 @@ pub(crate) fn from_pest(source: &str, err: pest::error::Error<Rule>) -> Diagnost
         _ => format!("expected {}, found {found_text}", join_alternatives(&expected)),
     };
     let span = Span::new(pos, pos + found.len());
-    Diagnostic::error("E0100", message, span).with_label("unexpected token")
+    Diagnostic::error("E0100", message, span).with_label(label_for(found))
+}
+
+/// The caret's label: a clause keyword where the grammar has no place for it is a
+/// clause out of order (a user from SQL or FlinkCEP may write WITHIN first), and the
+/// label gives the order (docs/language.md#s2-2).
+fn label_for(found: &str) -> &'static str {
+    const CLAUSES: [&str; 6] = ["FROM", "WHERE", "PARTITION", "WITHIN", "CONSUME", "LIMIT"];
+    if CLAUSES.iter().any(|c| c.eq_ignore_ascii_case(found)) {
+        "clauses come in this order: SELECT, FROM, WHERE (with its FILTERs), PARTITION BY, WITHIN, CONSUME BY, LIMIT"
+    } else {
+        "unexpected token"
+    }
 }
 
 fn join_alternatives(items: &[&str]) -> String {
