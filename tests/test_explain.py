@@ -287,3 +287,16 @@ def test_module_examples():
 
     result = doctest.testmod(cx, optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 2 and result.failed == 0
+
+
+def test_explain_lists_the_filters_tested_per_valuation_and_the_measures():
+    """A user's review: filters between events (PREV, aggregates) and measures were absent
+    from explain(), so b[v > PREV(v)] seemed to vanish after the push-down."""
+    q = ceql.compile("SELECT NEXT *, avg(b.v) AS m FROM S WHERE A AS a ; (B AS b)+ ; C AS c "
+                     "FILTER b[v > PREV(v)] AND c[v > max(b.v)] AND a[v > 0] WITHIN 6 seconds")
+    clauses = q.explain().split("\nClauses\n", 1)[1]
+    assert "  tested        b[v > PREV(v)]\n                c[v > max(b.v)]\n" in clauses
+    assert "the window comes first" in clauses
+    assert "  measures      m = avg(b.v)\n" in clauses
+    plain = ceql.compile("SELECT * FROM S WHERE A ; B FILTER B[v > 0] WITHIN 6 seconds").explain()
+    assert "tested" not in plain and "measures" not in plain

@@ -1,7 +1,7 @@
 //! `CompiledQuery::explain`: the text.
 
 use super::labels::{automaton_view, collapse, type_label, var_name};
-use crate::analyze::{Projection, WindowPlan};
+use crate::analyze::{Projection, RFilter, WindowPlan};
 use crate::query::CompiledQuery;
 use ceql_syntax::ast::{ConsumePolicy, Strategy};
 use std::fmt::Write;
@@ -116,6 +116,7 @@ fn clauses(q: &CompiledQuery, out: &mut String) {
         Strategy::Strict => "contiguous complex events only (no skipped event between start and end)",
     };
     let _ = writeln!(out, "  strategy      {}: {strategy}", plan.strategy.keyword());
+    tested_per_valuation(q, out);
     if q.dedupe_output {
         let _ = writeln!(
             out,
@@ -182,6 +183,48 @@ fn clauses(q: &CompiledQuery, out: &mut String) {
         None => "every event: the query may read events of any type (§5.7)".to_string(),
     };
     let _ = writeln!(out, "  events used   {used}");
+}
+
+/// The filters the automaton leaves to a test of each valuation (docs/language.md#s3-4a)
+/// and the measures: `explain` showed neither, so `b[v > PREV(v)]` seemed to vanish.
+fn tested_per_valuation(q: &CompiledQuery, out: &mut String) {
+    let plan = &q.plan;
+    for (i, r) in plan.residuals.iter().enumerate() {
+        let head = if i == 0 { "  tested        " } else { "                " };
+        let per = if r.plus.is_some() { " (per iteration of its +, §3.4c)" } else { "" };
+        let _ = writeln!(out, "{head}{}{per}", filter_text(q, &r.filter));
+    }
+    if !plan.gaps.is_empty() {
+        let head = if plan.residuals.is_empty() { "  tested        " } else { "                " };
+        let n = plan.gaps.len();
+        let _ = writeln!(out, "{head}{n} ABSENT(...) reading the match, per valuation (§3.3a)");
+    }
+    if !plan.residuals.is_empty() || !plan.gaps.is_empty() {
+        let _ = writeln!(out, "                on each valuation, while its outputs are enumerated (§3.4a)");
+        if matches!(plan.strategy, Strategy::Next | Strategy::Last | Strategy::Max)
+            && !matches!(plan.window, WindowPlan::Unbounded)
+        {
+            let _ = writeln!(
+                out,
+                "                the window comes first: the strategy chooses among the valuations that pass (§3.6a)"
+            );
+        }
+    }
+    for (i, m) in plan.measures.iter().enumerate() {
+        let head = if i == 0 { "  measures      " } else { "                " };
+        let text = q.text.get(m.span.start..m.span.end).unwrap_or("?");
+        let _ = writeln!(out, "{head}{} = {text}", m.name);
+    }
+}
+
+/// A residual filter as CEQL text.
+fn filter_text(q: &CompiledQuery, f: &RFilter) -> String {
+    match f {
+        RFilter::Var { var, pred } => format!("{}[{}]", var_name(q, *var), ceql_syntax::pred_to_string(pred)),
+        RFilter::And(a, b) => format!("{} AND {}", filter_text(q, a), filter_text(q, b)),
+        RFilter::Or(a, b) => format!("({} OR {})", filter_text(q, a), filter_text(q, b)),
+        RFilter::Residual => "TRUE".to_string(),
+    }
 }
 
 /// Nanoseconds in the largest unit that divides them.
