@@ -23,7 +23,7 @@ def engine(query, events, schema=None, **kw):
 
 
 # ---------------------------------------------------------------------------------------
-# Finding 1 (already fixed, kept as a regression test): §3.4a "A valuation is tested, and can
+# Finding 1 (already fixed, kept as a regression test): docs/language.md#s3-4a "A valuation is tested, and can
 # raise, only once the rest of the query holds for it".
 
 F1_CASES = [
@@ -46,10 +46,10 @@ def test_no_data_error_for_valuations_the_rest_of_the_query_rules_out(query, eve
 
 
 # ---------------------------------------------------------------------------------------
-# Finding 2: §3.7, WITHIN n [a] without declarations: "a value that is not an integer rejects
+# Finding 2: docs/language.md#s3-7, WITHIN n [a] without declarations: "a value that is not an integer rejects
 # the event (CeqlEventError): the check is on the value's type, so a double is rejected even
 # when it is whole (1.0)". Rejected (an error), not dropped; the oracle's error for a rejected
-# input value is TypeError (CeqlEventError is a TypeError, §1.2).
+# input value is TypeError (CeqlEventError is a TypeError, docs/language.md#s1-2).
 
 @pytest.mark.parametrize("bad", [1.0, 1.5, float("nan"), True, "1"])
 def test_a_window_attribute_that_is_not_an_integer_rejects_the_event(bad):
@@ -61,15 +61,15 @@ def test_a_window_attribute_that_is_not_an_integer_rejects_the_event(bad):
 
 
 def test_a_double_window_attribute_of_a_type_the_query_does_not_name_rejects_it_too():
-    # §1.1a: an event type the query does not name is accepted (it is in the input), and its
-    # coordinate is read like any other (§3.7: "along the accepted events").
+    # docs/language.md#s1-1a: an event type the query does not name is accepted (it is in the input), and its
+    # coordinate is read like any other (docs/language.md#s3-7: "along the accepted events").
     events = [{"type": "A", "t": 0}, {"type": "X", "t": 1.0}, {"type": "B", "t": 2}]
     with pytest.raises(TypeError):
         evaluate("SELECT * FROM S WHERE A ; B WITHIN 5 [t]", events)
 
 
 def test_integer_and_null_window_attributes_are_still_accepted_or_dropped():
-    # An integer coordinate is the coordinate; a NULL one is a late event (dropped, §3.7).
+    # An integer coordinate is the coordinate; a NULL one is a late event (dropped, docs/language.md#s3-7).
     events = [{"type": "A", "t": 0}, {"type": "B", "t": None}, {"type": "B"}, {"type": "B", "t": 5}]
     q = "SELECT * FROM S WHERE A ; B WITHIN 5 [t]"
     assert evaluate(q, events).matches() == [(0, 3, (0, 3))]
@@ -77,9 +77,9 @@ def test_integer_and_null_window_attributes_are_still_accepted_or_dropped():
 
 
 # ---------------------------------------------------------------------------------------
-# Finding 3: §3.5a, outputs with different measure values are two outputs; "measure values
+# Finding 3: docs/language.md#s3-5a, outputs with different measure values are two outputs; "measure values
 # compare as numbers (1 and 1.0 are equal) and a NaN equals a NaN"; a boolean is not a number
-# (§3.4: booleans and numbers are different kinds).
+# (docs/language.md#s3-4: booleans and numbers are different kinds).
 
 MQ = "SELECT first(b.v) AS f FROM S WHERE A ; B AS b ; C"
 
@@ -120,8 +120,8 @@ def test_the_engine_agrees_on_true_and_one():
 
 
 # ---------------------------------------------------------------------------------------
-# Finding 4: a trailing ABSENT(...) FOR whose filter reads the match (spec note 17). §3.3b:
-# an output is kept iff no later event "satisfies β (as for §3.3a)"; §3.3a: the absent event's
+# Finding 4: a trailing ABSENT(...) FOR whose filter reads the match (spec note 17). docs/language.md#s3-3b:
+# an output is kept iff no later event "satisfies β (as for docs/language.md#s3-3a)"; docs/language.md#s3-3a: the absent event's
 # own variables hold exactly p, every other variable what the match binds. The engine refuses
 # these queries with E0500.
 
@@ -188,7 +188,7 @@ def test_a_trailing_absence_reading_the_match_raises_its_data_errors():
 
 
 # ---------------------------------------------------------------------------------------
-# Finding 5: routing's data errors (§3.4b) are not modelled (spec note 18): the oracle gives
+# Finding 5: routing's data errors (docs/language.md#s3-4b) are not modelled (spec note 18): the oracle gives
 # the unrouted for-all's answer, which tests/test_oracle_routing.py relies on. The engine
 # raises for a routing key of magnitude 2^53.
 
@@ -204,8 +204,8 @@ def test_the_oracle_does_not_model_routing_errors():
 
 
 # ---------------------------------------------------------------------------------------
-# Finding 7: §1.4, "if the declarations give some event types a primary_time, an event of
-# another type (and no time_field) has a missing time stamp"; §3.7: with late="drop" (the
+# Finding 7: docs/language.md#s1-4, "if the declarations give some event types a primary_time, an event of
+# another type (and no time_field) has a missing time stamp"; docs/language.md#s3-7: with late="drop" (the
 # oracle's model, spec note 11) it is dropped.
 
 MIXED = "CREATE STREAM S { EVENT A { v:int, t:primary_time }, EVENT B { v:int }, EVENT C { v:int, t:primary_time } }"
@@ -220,7 +220,7 @@ def test_a_missing_time_stamp_is_dropped_when_other_types_carry_event_time(other
 
 
 def test_a_dropped_event_breaks_no_contiguity_and_matches_nothing():
-    # The B without time stamp is in no substream (§3.1): A : C matches across it, and a
+    # The B without time stamp is in no substream (docs/language.md#s3-1): A : C matches across it, and a
     # pattern on B never matches it.
     events = [{"type": "A", "t": 0}, {"type": "B", "v": 1}, {"type": "C", "t": 5}]
     assert evaluate("SELECT * FROM S WHERE A : C WITHIN 10 SECONDS", events, schema=MIXED).matches() == [
@@ -229,7 +229,7 @@ def test_a_dropped_event_breaks_no_contiguity_and_matches_nothing():
 
 
 def test_time_field_still_gives_the_other_types_a_time_stamp():
-    # §1.4 order: primary_time, else time_field.
+    # docs/language.md#s1-4 order: primary_time, else time_field.
     events = [{"type": "A", "t": 0}, {"type": "B", "v": 1, "ts": 3}, {"type": "C", "t": 5}]
     q = "SELECT * FROM S WHERE A ; B ; C WITHIN 10 SECONDS"
     assert evaluate(q, events, schema=MIXED, time_field="ts").matches() == [(0, 2, (0, 1, 2))]
@@ -244,7 +244,7 @@ def test_no_time_source_at_all_is_still_the_documented_value_error():
 
 
 # ---------------------------------------------------------------------------------------
-# Finding 8: §1.1, int is "64-bit signed integers"; §1.2, "A supplied value of the wrong type
+# Finding 8: docs/language.md#s1-1, int is "64-bit signed integers"; docs/language.md#s1-2, "A supplied value of the wrong type
 # for its declaration rejects the event"; without declarations the value domain is still i64.
 
 @pytest.mark.parametrize("schema", [SCHEMA, None])
@@ -263,7 +263,7 @@ def test_the_64_bit_bounds_are_accepted(schema):
 
 
 def test_an_integer_beyond_64_bits_for_a_double_attribute_rejects_the_event():
-    # §1.1: "an integer supplied for a double attribute is converted": an integer of the
+    # docs/language.md#s1-1: "an integer supplied for a double attribute is converted": an integer of the
     # model, i.e. a 64-bit one.
     with pytest.raises(TypeError):
         evaluate("SELECT * FROM S WHERE A FILTER A[w > 0]", [{"type": "A", "w": 2 ** 70}], schema=SCHEMA)
@@ -275,7 +275,7 @@ def test_an_integer_beyond_64_bits_of_a_type_the_query_does_not_name_rejects_it_
 
 
 def test_a_time_stamp_beyond_64_bit_nanoseconds_rejects_the_event_when_read():
-    # §1.4: "A time stamp outside 64-bit nanoseconds ... rejects the event"; "Time stamps are
+    # docs/language.md#s1-4: "A time stamp outside 64-bit nanoseconds ... rejects the event"; "Time stamps are
     # read only by duration windows".
     events = [{"type": "A", "t": 0}, {"type": "B", "t": 2 ** 62}]
     with pytest.raises(TypeError):

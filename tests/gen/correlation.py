@@ -100,7 +100,9 @@ def _atom(draw, x, vs):
         other = draw(st.sampled_from(vs + ["'a'"]))
         rhs = other if other.startswith("'") else "%s.s" % other
         return "s %s %s" % (draw(st.sampled_from(["=", "!="])), rhs)
-    if kind == 2:  # equality on the key
+    if kind == 2:  # equality on the key, or IS [NOT] NULL of a term (docs/language.md#s3-4)
+        if draw(st.integers(0, 3)) == 0:
+            return "%s IS %sNULL" % (draw(_num_expr(x, vs)), draw(st.sampled_from(["", "NOT "])))
         return "k = %s.k" % draw(st.sampled_from(vs))
     lhs = draw(_num_expr(x, vs))
     rhs = draw(_num_expr(x, vs)) if draw(st.booleans()) else str(draw(st.integers(0, 5)))

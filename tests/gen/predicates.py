@@ -88,7 +88,13 @@ def pred_atom(draw, allow_str=True, negated=False) -> str:
     if kind == 6:
         return "%s IN RANGE(%s, %s)" % (draw(num_expr(1)), draw(num_expr(1)), draw(num_expr(1)))
     if kind == 7:
-        return draw(st.sampled_from(["TRUE", "FALSE", "true"]))
+        # constants, and IS [NOT] NULL (docs/language.md#s3-4): of an attribute, of arithmetic that
+        # overflows or divides by zero (NULL), in any case of the words
+        forms = ["TRUE", "FALSE", "true", "v IS NULL", "v IS NOT NULL", "v * 4611686018427387904 IS NULL",
+                 "v / (v - 1) is null", "(v + 1) IS NOT NULL", "d IS NULL"]
+        if allow_str:
+            forms += ["s IS NULL", "s IS NOT NULL", "b IS NOT NULL"]
+        return draw(st.sampled_from(forms))
     if kind <= 9:
         op = draw(st.sampled_from(["=", "==", "!=", "<>"]))
         lit = _str_lit(draw)

@@ -90,8 +90,8 @@ Points where the specification is ambiguous or self-contradictory, and the readi
     key, whatever its ``k``. Without a schema an attribute supplied as None and an attribute not
     supplied are the same thing (an Arrow table has every column in every row): the search takes
     the first attribute the event has with a non-NULL value, so ``[w, k]`` over
-    ``{"w": None, "k": 1}`` takes the key of ``k`` (1), as over ``{"k": 1}``. (§1.1a's
-    "present ... even if its value is NULL" is overridden here by §3.8's explicit sentence.)
+    ``{"w": None, "k": 1}`` takes the key of ``k`` (1), as over ``{"k": 1}``. (docs/language.md#s1-1a's
+    "present ... even if its value is NULL" is overridden here by docs/language.md#s3-8's explicit sentence.)
 13. LIKE uses Python's ``re.search``: RE2-only syntax or Python-only constructs (backreferences,
     lookaround; RE2 would report E0101) behave differently. Differential tests should stay in the
     common subset.
@@ -110,18 +110,18 @@ Points where the specification is ambiguous or self-contradictory, and the readi
     when a trailing ``ABSENT`` drops the output), with ``"may"`` what some order raises. An
     engine that raises must match "may"; one that does not must match "must", outputs included.
 17. A trailing ``ABSENT(beta) FOR d`` whose filters read the match (``y.attr``, aggregates;
-    docs/language.md#s3-3b "satisfies beta (as for §3.3a)" with #s3-3a "Absence with a condition
+    docs/language.md#s3-3b "satisfies beta (as for docs/language.md#s3-3a)" with #s3-3a "Absence with a condition
     on the match"; the engine refuses it with E0500). Evaluated, not refused: the absence acts on
-    the valuations that give ``O_j``, after the strategy and the window (§3.3b: they "are applied
-    to psi"; the window before the strategy under NEXT/LAST/MAX, §3.6a, since such a query has a
+    the valuations that give ``O_j``, after the strategy and the window (docs/language.md#s3-3b: they "are applied
+    to psi"; the window before the strategy under NEXT/LAST/MAX, docs/language.md#s3-6a, since such a query has a
     filter in an ABSENT that reads other events). A valuation ``V`` ending at ``j`` is cancelled
     iff some later position ``p`` of its substream with ``ts(p) <= ts(j) + d`` has an event of
     beta's type on which beta's filters are TRUE, reading the absent event's own variables (its
     type, ``S>T``, its ``AS`` name) as exactly ``{p}`` and every other variable as ``V`` binds it
-    (the for-all of §3.4a; ``count(a)`` counts ``V``'s ``a``). An output is kept if one of the
-    valuations giving it is not cancelled (as §3.3a keeps a valuation "if one of [the choices]
+    (the for-all of docs/language.md#s3-4a; ``count(a)`` counts ``V``'s ``a``). An output is kept if one of the
+    valuations giving it is not cancelled (as docs/language.md#s3-3a keeps a valuation "if one of [the choices]
     passes"). A data error of that test is raised (policy of note 16) for the valuations the
-    strategy and the window keep, whether or not the deadline is reached. §3.3b's remark that the
+    strategy and the window keep, whether or not the deadline is reached. docs/language.md#s3-3b's remark that the
     absence "depends only on j" and "commutes with every strategy" holds only when beta does not
     read the match.
 18. Equalities routed by key (docs/language.md#s3-4b) are not modelled: the oracle tests every

@@ -77,7 +77,7 @@ def walk_pred(p):
 def pred_exprs(p):
     if isinstance(p, N.Cmp):
         return [p.left, p.right]
-    if isinstance(p, (N.Like, N.InSet, N.Bare)):
+    if isinstance(p, (N.Like, N.InSet, N.Bare, N.IsNull)):
         return [p.expr]
     if isinstance(p, N.InRange):
         return [p.expr, p.lo, p.hi]
@@ -544,6 +544,8 @@ def type_pred(p, cats):
     elif isinstance(p, N.InRange):
         if any(type_expr(e, cats) != "num" for e in (p.expr, p.lo, p.hi)):
             raise OracleError("E0300", "IN RANGE on a non-numeric operand")
+    elif isinstance(p, N.IsNull):
+        type_expr(p.expr, cats)  # any kind may be NULL; the expression must type-check
     elif isinstance(p, N.Bare):
         if type_expr(p.expr, cats) != "bool":
             raise OracleError("E0300", "bare predicate is not boolean")

@@ -137,6 +137,12 @@ class InSet:
 
 
 @dataclass(eq=False)
+class IsNull:
+    expr: Any
+    negated: bool = False
+
+
+@dataclass(eq=False)
 class InRange:
     expr: Any
     lo: Any
@@ -249,6 +255,8 @@ def show(n):
         return "(%s %sIN %s)" % (show(n.expr), "NOT " if n.negated else "", s)
     if isinstance(n, InRange):
         return "(%s IN RANGE(%s, %s))" % (show(n.expr), show(n.lo), show(n.hi))
+    if isinstance(n, IsNull):
+        return "(%s IS %sNULL)" % (show(n.expr), "NOT " if n.negated else "")
     if isinstance(n, Bare):
         return show(n.expr)
     if isinstance(n, Lit):

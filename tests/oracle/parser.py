@@ -402,7 +402,7 @@ class Parser:
         return self.p_atom()
 
     def p_atom(self):
-        for alt in (self._alt_cmp, self._alt_like, self._alt_in, self._alt_in_range,
+        for alt in (self._alt_cmp, self._alt_like, self._alt_in, self._alt_in_range, self._alt_is_null,
                     self._alt_paren, self._alt_bare):
             r = self.attempt(alt)
             if r is not None:
@@ -426,6 +426,26 @@ class Parser:
         node = N.Like(e, self.next().value, None)
         self.likes.append(node)
         return node
+
+    def _word(self, word):
+        """Whether the next token is the contextual word ``word`` (unquoted, any case)."""
+        t = self.peek()
+        return t.kind == "IDENT" and not t.quoted and t.value.upper() == word
+
+    def _alt_is_null(self):
+        """``e IS [NOT] NULL`` (docs/language.md#s3-4); IS and NULL are not reserved."""
+        e = self.expr()
+        if not self._word("IS"):
+            self.fail("IS")
+        self.next()
+        negated = False
+        if self.is_kw("NOT"):
+            self.next()
+            negated = True
+        if not self._word("NULL"):
+            self.fail("NULL")
+        self.next()
+        return N.IsNull(e, negated)
 
     def _alt_in(self):
         e = self.expr()

@@ -182,6 +182,9 @@ def eval_pred(p, attrs, env=None):
         if not (is_num(v) and is_num(lo) and is_num(hi)):
             _type_error("IN RANGE", v, lo, hi)
         return and3(compare("<=", lo, v), compare("<=", v, hi))
+    if isinstance(p, N.IsNull):
+        # two-valued: NULL (absent, or from arithmetic) or not; a NaN is a value
+        return (eval_expr(p.expr, attrs, env) is None) != p.negated
     if isinstance(p, N.Bare):
         v = eval_expr(p.expr, attrs, env)
         if v is None:

@@ -503,6 +503,15 @@ pub enum Pred {
         /// Span of `IN`.
         op_span: Span,
     },
+    /// `e IS NULL` / `e IS NOT NULL`: TRUE or FALSE, never UNKNOWN (docs/language.md#s3-4).
+    IsNull {
+        /// Tested expression.
+        expr: Expr,
+        /// `IS NOT NULL`.
+        negated: bool,
+        /// Span of `IS ... NULL`.
+        op_span: Span,
+    },
     /// A boolean-valued expression used as a predicate.
     Bool(Expr),
 }
@@ -635,7 +644,9 @@ impl Pred {
                 lhs.for_each_node(f);
                 rhs.for_each_node(f);
             }
-            Pred::Like { expr, .. } | Pred::InSet { expr, .. } | Pred::Bool(expr) => expr.for_each_node(f),
+            Pred::Like { expr, .. } | Pred::InSet { expr, .. } | Pred::IsNull { expr, .. } | Pred::Bool(expr) => {
+                expr.for_each_node(f)
+            }
             Pred::InRange { expr, lo, hi, .. } => {
                 expr.for_each_node(f);
                 lo.for_each_node(f);

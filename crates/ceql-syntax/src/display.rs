@@ -136,6 +136,7 @@ fn pred(p: &Pred) -> String {
             format!("{} {not}IN {{{body}}}", expr(e))
         }
         Pred::InRange { expr: e, lo, hi, .. } => format!("{} IN RANGE({}, {})", expr(e), expr(lo), expr(hi)),
+        Pred::IsNull { expr: e, negated, .. } => format!("{} IS {}NULL", expr(e), if *negated { "NOT " } else { "" }),
         Pred::Bool(e) => expr(e),
     }
 }

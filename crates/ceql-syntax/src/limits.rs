@@ -103,7 +103,8 @@ fn pred_span(p: &Pred) -> Span {
         Pred::Cmp { op_span, .. }
         | Pred::Like { op_span, .. }
         | Pred::InSet { op_span, .. }
-        | Pred::InRange { op_span, .. } => *op_span,
+        | Pred::InRange { op_span, .. }
+        | Pred::IsNull { op_span, .. } => *op_span,
         Pred::Bool(e) => e.span,
     }
 }
@@ -152,7 +153,7 @@ pub(crate) fn check_depth(text: &QueryText) -> Result<(), Diagnostic> {
                     stack.push((Node::Expr(lhs), d));
                     stack.push((Node::Expr(rhs), d));
                 }
-                Pred::Like { expr, .. } | Pred::InSet { expr, .. } | Pred::Bool(expr) => {
+                Pred::Like { expr, .. } | Pred::InSet { expr, .. } | Pred::IsNull { expr, .. } | Pred::Bool(expr) => {
                     stack.push((Node::Expr(expr), d))
                 }
                 Pred::InRange { expr, lo, hi, .. } => {

@@ -61,7 +61,9 @@ pub(crate) fn for_each_attr(p: &Pred, f: &mut dyn FnMut(&ast::Ident)) {
             expr(lhs, f);
             expr(rhs, f);
         }
-        Pred::Like { expr: e, .. } | Pred::InSet { expr: e, .. } | Pred::Bool(e) => expr(e, f),
+        Pred::Like { expr: e, .. } | Pred::InSet { expr: e, .. } | Pred::IsNull { expr: e, .. } | Pred::Bool(e) => {
+            expr(e, f)
+        }
         Pred::InRange { expr: e, lo, hi, .. } => {
             expr(e, f);
             expr(lo, f);
@@ -255,6 +257,8 @@ pub(crate) fn pred_type(
             }
             Ok(())
         }
+        // Any value may be NULL or not; the expression itself must type-check.
+        Pred::IsNull { expr, .. } => expr_type(expr, attr, other).map(|_| ()),
         Pred::Bool(e) => {
             let t = expr_type(e, attr, other)?;
             if !matches!(t, TypeKind::Bool | TypeKind::Unknown | TypeKind::Null) {

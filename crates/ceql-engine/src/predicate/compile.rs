@@ -49,6 +49,7 @@ fn pred_span(p: &Pred) -> ceql_syntax::Span {
         Pred::Like { expr, pattern_span, .. } => expr.span.to(*pattern_span),
         Pred::InSet { expr, op_span, .. } => expr.span.to(*op_span),
         Pred::InRange { expr, hi, .. } => expr.span.to(hi.span),
+        Pred::IsNull { expr, op_span, .. } => expr.span.to(*op_span),
         Pred::Bool(e) => e.span,
     }
 }
@@ -90,6 +91,7 @@ fn compile_node(p: &Pred, attrs: &mut dyn AttrResolver, regexes: &Regexes) -> Re
         },
         Pred::InSet { expr: e, set, negated, .. } => PredIr::InSet(expr(e, attrs), Arc::new(set_ir(set)), *negated),
         Pred::InRange { expr: e, lo, hi, .. } => PredIr::InRange(expr(e, attrs), expr(lo, attrs), expr(hi, attrs)),
+        Pred::IsNull { expr: e, negated, .. } => PredIr::IsNull(expr(e, attrs), *negated),
         Pred::Bool(e) => PredIr::Bool(expr(e, attrs)),
     })
 }

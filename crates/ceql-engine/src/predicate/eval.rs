@@ -109,6 +109,9 @@ pub fn eval_pred<R: Row + ?Sized>(p: &PredIr, row: &R) -> Result<Option<bool>, M
                 _ => None,
             }
         }
+        // NULL (absent, or from arithmetic: overflow, division by zero) and nothing else;
+        // a NaN is a value (docs/language.md#s3-4).
+        PredIr::IsNull(e, negated) => Some(matches!(eval_expr(e, row)?, V::Null) != *negated),
         PredIr::Bool(e) => match eval_expr(e, row)? {
             V::Null => None,
             V::Bool(b) => Some(b),

@@ -35,6 +35,8 @@ pub enum PredIr {
     InSet(ExprIr, Arc<SetIr>, bool),
     /// `IN RANGE(lo, hi)`.
     InRange(ExprIr, ExprIr, ExprIr),
+    /// `IS NULL` (`false`) / `IS NOT NULL` (`true`): two-valued.
+    IsNull(ExprIr, bool),
     /// A boolean expression.
     Bool(ExprIr),
 }
@@ -46,7 +48,7 @@ impl PredIr {
             PredIr::And(items) | PredIr::Or(items) => items.iter().map(PredIr::depth).max().unwrap_or(0),
             PredIr::Not(p) => p.depth(),
             PredIr::Cmp(_, a, b) => a.depth().max(b.depth()),
-            PredIr::Like(e, _) | PredIr::InSet(e, _, _) | PredIr::Bool(e) => e.depth(),
+            PredIr::Like(e, _) | PredIr::InSet(e, _, _) | PredIr::IsNull(e, _) | PredIr::Bool(e) => e.depth(),
             PredIr::InRange(e, lo, hi) => e.depth().max(lo.depth()).max(hi.depth()),
         }
     }

@@ -128,6 +128,8 @@ fn describe(rule: Rule) -> &'static [&'static str] {
         kw_filter => &["FILTER"],
         kw_from => &["FROM"],
         kw_in => &["IN"],
+        kw_is | is_null_tail => &["IS"],
+        kw_null => &["NULL"],
         kw_last => &["LAST"],
         kw_like => &["LIKE"],
         kw_limit => &["LIMIT"],

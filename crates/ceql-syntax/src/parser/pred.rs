@@ -87,6 +87,8 @@ fn pred_atom(pair: Pair<'_>) -> Result<Pred, Diagnostic> {
                 op = Some(cmp_op(q));
             }
             Rule::kw_like | Rule::kw_in => op_span = Span::of(&q),
+            Rule::kw_is => op_span = Span::of(&q),
+            Rule::kw_null => op_span = op_span.to(Span::of(&q)),
             Rule::kw_not => negated = true,
             Rule::string => pattern = Some(string(q)),
             Rule::value_set => set = Some(value_set(q)?),
@@ -102,6 +104,7 @@ fn pred_atom(pair: Pair<'_>) -> Result<Pred, Diagnostic> {
             Pred::Like { expr: operand, pattern, pattern_span, op_span }
         }
         Rule::in_set_tail => Pred::InSet { expr: operand, set: set.expect("IN set"), negated, op_span },
+        Rule::is_null_tail => Pred::IsNull { expr: operand, negated, op_span },
         _ => {
             let lo = next_expr();
             let hi = next_expr();
