@@ -160,3 +160,22 @@ def test_a_clause_out_of_order_says_the_order(text):
     clause order (a user's review: it said only 'unexpected token')."""
     with pytest.raises(ceql.CeqlSyntaxError, match="clauses come in this order: SELECT, FROM, WHERE"):
         ceql.compile(text)
+
+
+@pytest.mark.parametrize("events", [
+    [{"event_type": "SELL"}],
+    "table",
+    "frame",
+])
+def test_a_missing_type_names_the_column_that_looks_like_it(events):
+    """A user's review: a CSV with an event_type column gave only 'no `type` column'; the
+    Python API has no type_field= (docs/api.md), so the error says what to rename."""
+    import pandas as pd
+    import pyarrow as pa
+
+    if events == "table":
+        events = pa.table({"event_type": ["SELL"]})
+    elif events == "frame":
+        events = pd.DataFrame({"event_type": ["SELL"]})
+    with pytest.raises(ceql.CeqlEventError, match="it has `event_type`: rename that (column|key) to `type`"):
+        ceql.compile("SELECT * FROM S WHERE SELL").run(events)

@@ -85,7 +85,19 @@ impl NativeRuntime {
                 e
             }
         })?;
-        let ty_obj = ty_obj.ok_or_else(|| err("type", "the event has no `type`".into()))?;
+        let ty_obj = ty_obj.ok_or_else(|| {
+            // A key that looks like the type (`event_type`): say to rename it.
+            let like = event.cast::<PyDict>().ok().and_then(|d| {
+                d.keys().iter().filter_map(|k| k.extract::<String>().ok()).find(|k| {
+                    let k = k.to_ascii_lowercase().replace('_', "");
+                    k.ends_with("type") && k != "type"
+                })
+            });
+            match like {
+                Some(k) => err("type", format!("the event has no `type` (it has `{k}`: rename that key to `type`)")),
+                None => err("type", "the event has no `type`".into()),
+            }
+        })?;
         let ty_str = ty_obj.cast::<PyString>().map_err(|_| err("type", "`type` must be a string".into()))?;
         let ty = ty_str.to_cow().map_err(|e| err("type", format!("`type` is not valid text: {e}")))?;
         let stream_obj = get("stream")?;

@@ -38,8 +38,14 @@ impl Runtime {
             ));
         }
         let col = |name: &str| schema.index_of(name).ok().map(|i| batch.column(i));
-        let type_col = col("type")
-            .ok_or_else(|| EventError::new(self.next_position(), "type", None, "the batch has no `type` column"))?;
+        let type_col = col("type").ok_or_else(|| {
+            EventError::new(
+                self.next_position(),
+                "type",
+                None,
+                no_type_column(schema.fields().iter().map(|f| f.name())),
+            )
+        })?;
         let types = StrColumn::of(type_col).ok_or_else(|| {
             EventError::new(
                 self.next_position(),
@@ -124,4 +130,16 @@ impl Runtime {
         }
         Ok(())
     }
+}
+
+/// The error of a batch without a `type` column, naming a column that looks like one
+/// (`event_type`, `EventType`, ...): the command line and Spark take `type_field=`,
+/// the Python API reads `type` (docs/api.md, "Input events: the `type` field").
+pub(crate) fn no_type_column<'a>(names: impl Iterator<Item = &'a String>) -> String {
+    let mut text = "the batch has no `type` column".to_string();
+    let names: Vec<&String> = names.collect();
+    if let Some(like) = names.iter().find(|n| n.to_ascii_lowercase().replace('_', "").ends_with("type")) {
+        text.push_str(&format!(" (it has `{like}`: rename that column to `type`)"));
+    }
+    text
 }

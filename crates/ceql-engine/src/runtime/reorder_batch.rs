@@ -27,7 +27,8 @@ impl Runtime {
         let error = |field: &str, msg: String| EventError::new(position, field, None, msg);
         let schema = batch.schema();
         let col = |name: &str| schema.index_of(name).ok().map(|i| batch.column(i));
-        let type_col = col("type").ok_or_else(|| error("type", "the batch has no `type` column".into()))?;
+        let type_col = col("type")
+            .ok_or_else(|| error("type", super::batch::no_type_column(schema.fields().iter().map(|f| f.name()))))?;
         let types = StrColumn::of(type_col)
             .ok_or_else(|| error("type", format!("`type` must be a string column, found {}", type_col.data_type())))?;
         let streams = match col("stream") {
