@@ -37,7 +37,7 @@ class BadTime:
         return f"`{self.text}` is not an ISO 8601 time stamp of the years 1677 to 2262"
 
 
-_NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*\Z")
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\Z")  # what Arrow casts
 
 
 def numeric_times(column: Any, field: str) -> Tuple[Optional[Any], Optional[BadTime]]:
@@ -61,7 +61,10 @@ def numeric_times(column: Any, field: str) -> Tuple[Optional[Any], Optional[BadT
     try:
         numbers = numbers.cast(pa.int64())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        numbers = numbers.cast(pa.float64())
+        try:
+            numbers = numbers.cast(pa.float64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return None, None  # read as ISO 8601 text, which reports the bad value
     return numbers, (BadTime(row, field, values[row], numeric=True) if row < len(values) else None)
 
 

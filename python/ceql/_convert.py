@@ -60,8 +60,8 @@ def to_engine(value: Any) -> Tuple[str, Any]:
     if kind is None and not isinstance(value, (bool, float, complex)) and hasattr(value, "__index__"):
         try:
             return ("int", value.__index__())  # integer-like scalars of other libraries
-        except Exception:
-            pass
+        except (TypeError, ValueError):
+            pass  # not an integer after all; any other exception is the value's own, re-raised
     raise ValueError(f"unsupported value of type {type(value).__name__}")
 
 

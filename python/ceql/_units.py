@@ -65,12 +65,15 @@ def duration_nanos(value: object, name: str) -> int:
     elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
         ns = int(value) * 1_000_000_000
     elif isinstance(value, numbers.Real) and not isinstance(value, bool):
-        if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
-            raise bad(f"{value!r} is not finite")
+        exact = isinstance(value, numbers.Rational)
+        if not exact:  # float, numpy floats: as a double
+            value = float(value)
+            if math.isnan(value) or math.isinf(value):
+                raise bad(f"{value!r} is not finite")
         # A float of seconds has no exact nanoseconds: the nearest one (129.944532029
         # is 129944532028.99999 ns in binary).
         ns = Fraction(value) * 1_000_000_000
-        ns = round(ns) if isinstance(value, float) else ns
+        ns = ns if exact else round(ns)
     else:
         raise bad(f"not {type(value).__name__}")
     if ns < 0:

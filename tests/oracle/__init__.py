@@ -71,7 +71,8 @@ Points where the specification is ambiguous or self-contradictory, and the readi
 10. With a schema, an event whose type its stream does not declare is not rejected: it is an event
     of that type with no attributes (all NULL). Undeclared supplied attributes are ignored (docs/language.md#s1-2).
 11. Time stamps (docs/language.md#s1-4). The event type's ``primary_time`` attribute wins; else ``time_field``
-    (converted from ``time_unit``; a float is truncated toward zero after conversion). With a
+    (converted from ``time_unit``; a float is multiplied in double precision and rounded to the
+    nearest nanosecond, halves away from zero). With a
     time-unit window and no time source at all (no ``time_field`` and no event type of the FROM
     streams declaring a ``primary_time``) the spec would use wall-clock time; the oracle raises
     ValueError instead. If some event type of the FROM streams declares a ``primary_time``, an

@@ -159,7 +159,7 @@ class SubstreamSemantics:
             for v in self.sem(node.child):
                 err = self._err(node.child, v)
                 try:
-                    ok = self.satisfies(v, node.theta)
+                    ok = self.test(v, node.theta)
                 except OracleEventError as e:  # deferred (module docstring)
                     ok, err = True, err or e
                 if ok or (err is not None and self.policy == "may"):
@@ -298,7 +298,18 @@ class SubstreamSemantics:
         own |= {inner.type} | ({(ev.stream, inner.type)} if ev.stream is not None else set())
         mu = frozenset((x, q) for x, q in v.mu if x not in own) | {(x, p) for x in own}
         w = Valuation(v.start, v.end, mu)
-        return all_of((lambda t=theta: self.satisfies(w, t) for theta in thetas), self.policy)
+        return all_of((lambda t=theta: self.test(w, t) for theta in thetas), self.policy)
+
+    def test(self, v, theta):
+        """A filter's test of v: its one-event conjuncts (theta split at the AND not under an
+        OR or NOT, docs/language.md#s3-4b) are the automaton's, so a FALSE one means v is no
+        valuation at all, and nothing else is tested; then the conjuncts that read other
+        events, with the policy's data errors."""
+        conjuncts = _conjuncts(theta)
+        one_event = [c for c in conjuncts if not _reads_other(c)]
+        if not all(self.satisfies(v, c) for c in one_event):
+            return False
+        return all_of((lambda c=c: self.satisfies(v, c) for c in conjuncts if _reads_other(c)), self.policy)
 
     def satisfies(self, v, theta):
         """Whether v satisfies theta; raises the data error the policy says a test of v
@@ -317,6 +328,20 @@ class SubstreamSemantics:
             return not all_of((lambda t=t: not self.satisfies(v, t) for t in (theta.left, theta.right)),
                               self.policy)
         raise AssertionError("unknown filter %r" % (theta,))
+
+
+def _conjuncts(theta):
+    if isinstance(theta, N.FAnd):
+        return _conjuncts(theta.left) + _conjuncts(theta.right)
+    return [theta]
+
+
+def _reads_other(theta):
+    """Whether a filter conjunct has a term that reads other events."""
+    from . import correlation  # imports this module
+    from .checks import filter_terms
+
+    return any(correlation.reads_other_events(t.pred) for t in filter_terms(theta))
 
 
 def _correlated(absent):

@@ -86,6 +86,7 @@ pub use output::{
 };
 pub use query::{CompileOptions, CompiledQuery};
 pub use runtime::{
-    Fate, LatePolicy, ReorderStats, Runtime, RuntimeOptions, RuntimeStats, SnapshotError, Statistics, Target,
+    float_nanos, Fate, LatePolicy, ReorderStats, Runtime, RuntimeOptions, RuntimeStats, SnapshotError, Statistics,
+    Target,
 };
 pub use value::{Value, ValueRef};

@@ -77,6 +77,15 @@ fn text_is_valid<O: OffsetSizeTrait>(a: &GenericStringArray<O>) -> bool {
     if used.is_ascii() {
         return true;
     }
+    if a.null_count() > 0 {
+        // A null slot's bytes mean nothing (Arrow allows any there): each value alone.
+        return (0..a.len()).all(|i| {
+            a.is_null(i) || {
+                let (start, end) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
+                start <= end && end <= bytes.len() && std::str::from_utf8(&bytes[start..end]).is_ok()
+            }
+        });
+    }
     // A byte 0b10xx_xxxx continues a character: no value may start there.
     std::str::from_utf8(used).is_ok()
         && offsets

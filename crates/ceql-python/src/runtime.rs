@@ -88,10 +88,10 @@ impl NativeRuntime {
         let ty_obj = ty_obj.ok_or_else(|| {
             // A key that looks like the type (`event_type`): say to rename it.
             let like = event.cast::<PyDict>().ok().and_then(|d| {
-                d.keys().iter().filter_map(|k| k.extract::<String>().ok()).find(|k| {
-                    let k = k.to_ascii_lowercase().replace('_', "");
-                    k.ends_with("type") && k != "type"
-                })
+                d.keys()
+                    .iter()
+                    .filter_map(|k| k.extract::<String>().ok())
+                    .find(|k| k != "type" && k.to_ascii_lowercase().replace('_', "").ends_with("type"))
             });
             match like {
                 Some(k) => err("type", format!("the event has no `type` (it has `{k}`: rename that key to `type`)")),
@@ -562,14 +562,8 @@ fn reorder_time(v: ValueRef<'_>, unit_nanos: i64) -> PyResult<i64> {
     let out_of_range = || PyValueError::new_err("the watermark does not fit in 64-bit nanoseconds");
     match v {
         ValueRef::Int(i) => i.checked_mul(unit_nanos).ok_or_else(out_of_range),
-        ValueRef::Float(f) if f.is_finite() => {
-            let ns = f * unit_nanos as f64;
-            if (-(i64::MAX as f64)..i64::MAX as f64).contains(&ns) {
-                Ok(ns as i64)
-            } else {
-                Err(out_of_range())
-            }
-        }
+        // Rounded as an event's time stamp is (docs/language.md#s1-4).
+        ValueRef::Float(f) if f.is_finite() => ceql_engine::float_nanos(f, unit_nanos).ok_or_else(out_of_range),
         ValueRef::Timestamp(ns) => Ok(ns),
         _ => Err(PyValueError::new_err("a watermark is a number (in the time field's unit) or a time stamp")),
     }

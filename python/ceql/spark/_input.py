@@ -194,8 +194,8 @@ def _decimal_nanos(c: Any, dt: Any, per: int, lo: int, hi: int, time_field: str)
     on the fraction at the two edge units (9223372036.5 s is 9223372036500000000 ns and
     fits). Spark rounds a decimal result whose precision would pass 38 to fewer
     fraction digits, so the fraction is taken with ``%`` (precision scale + 1, where a
-    subtraction from the whole units needed 20 + scale) and, past 26 digits, cut
-    toward zero before the product; the CASE that guards the cast has the column's
+    subtraction from the whole units needed 20 + scale) and, past 9 digits, cut
+    toward zero before the product (Spark rounded a product of 26 digits); the CASE that guards the cast has the column's
     own type (with an ``int`` 0 Spark widened decimal(38,30) to 28 digits)."""
     from decimal import Decimal
 
@@ -205,8 +205,10 @@ def _decimal_nanos(c: Any, dt: Any, per: int, lo: int, hi: int, time_field: str)
     outside = (c <= F.lit(Decimal(lo - 1))) | (c >= F.lit(Decimal(hi + 1)))
     whole = F.when(outside, F.lit(0).cast(dt)).otherwise(c).cast("long")
     frac = c % F.lit(1).cast(T.DecimalType(1, 0))
-    if dt.scale > 26:
-        frac = F.when(frac >= 0, F.floor(frac, F.lit(26))).otherwise(F.ceil(frac, F.lit(26)))
+    if dt.scale > 9:
+        # The nanoseconds of the fraction depend on its first 9 digits at most (a unit is
+        # at most 10^9 ns): cut toward zero there, so that the product stays exact.
+        frac = F.when(frac >= 0, F.floor(frac, F.lit(9))).otherwise(F.ceil(frac, F.lit(9)))
     frac_ns = F.when(outside, F.lit(0)).otherwise((frac * F.lit(per).cast(T.DecimalType(10, 0))).cast("long"))
     spill = ((whole == F.lit(hi)) & (frac_ns > F.lit(2**63 - 1 - hi * per))) \
         | ((whole == F.lit(lo)) & (frac_ns < F.lit(-(2**63) - lo * per)))

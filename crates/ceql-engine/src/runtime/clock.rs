@@ -122,7 +122,7 @@ pub(crate) fn not_a_time_stamp(v: crate::ValueRef<'_>) -> String {
 /// nearest one, halves away from zero (docs/language.md#s1-4). A double has no
 /// exact decimal value: 2.01 s is 2009999999.9999998 ns, which truncation made one
 /// nanosecond short of 3.01 s minus one second. `None` outside 64 bits.
-pub(crate) fn float_nanos(f: f64, factor: i64) -> Option<i64> {
+pub fn float_nanos(f: f64, factor: i64) -> Option<i64> {
     let ns = (f * factor as f64).round();
     // i64::MAX as f64 rounds up to 2^63, itself out of range.
     (-(i64::MAX as f64)..i64::MAX as f64).contains(&ns).then_some(ns as i64)

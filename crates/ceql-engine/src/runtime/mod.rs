@@ -36,6 +36,7 @@ mod target_memo;
 
 pub(crate) use batch::Precomputed;
 pub(crate) use budget::BUDGET_CHECK_ROWS;
+pub use clock::float_nanos;
 use config::Config;
 pub use ingest::Target;
 pub use partition::{Entry, Partitions};

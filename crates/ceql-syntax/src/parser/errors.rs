@@ -30,15 +30,17 @@ pub(crate) fn from_pest(source: &str, err: pest::error::Error<Rule>) -> Diagnost
         _ => format!("expected {}, found {found_text}", join_alternatives(&expected)),
     };
     let span = Span::new(pos, pos + found.len());
-    Diagnostic::error("E0100", message, span).with_label(label_for(found))
+    Diagnostic::error("E0100", message, span).with_label(label_for(found, &expected))
 }
 
-/// The caret's label: a clause keyword where the grammar has no place for it is a
-/// clause out of order (a user from SQL or FlinkCEP may write WITHIN first), and the
-/// label gives the order (docs/language.md#s2-2).
-fn label_for(found: &str) -> &'static str {
+/// The caret's label: a clause keyword found where the parser was between clauses
+/// (it expected the end of the query or another clause) is a clause out of order (a
+/// user from SQL or FlinkCEP may write WITHIN first), and the label gives the order
+/// (docs/language.md#s2-2); a reserved word used as a name is not.
+fn label_for(found: &str, expected: &[&str]) -> &'static str {
     const CLAUSES: [&str; 6] = ["FROM", "WHERE", "PARTITION", "WITHIN", "CONSUME", "LIMIT"];
-    if CLAUSES.iter().any(|c| c.eq_ignore_ascii_case(found)) {
+    let between_clauses = expected.iter().any(|e| *e == "end of query" || CLAUSES.contains(e));
+    if between_clauses && CLAUSES.iter().any(|c| c.eq_ignore_ascii_case(found)) {
         "clauses come in this order: SELECT, FROM, WHERE (with its FILTERs), PARTITION BY, WITHIN, CONSUME BY, LIMIT"
     } else {
         "unexpected token"
