@@ -133,7 +133,8 @@ def explode_events(matches: Any) -> Any:
     """One row per matched event: the match's columns (without ``events`` and the
     key columns, which are event fields too; with the measures), the event's
     ``event_index`` (0-based, in stream order) and the event's fields as columns. An
-    event field whose name is taken by a match column is renamed ``event_<name>``."""
+    event field whose name is taken by a match column is renamed ``event_<name>``
+    (with leading underscores while that name is taken too)."""
     from pyspark.sql import functions as F
 
     match_cols = [c for c in matches.columns if c != EVENTS]
@@ -143,8 +144,16 @@ def explode_events(matches: Any) -> Any:
     first = match_cols.index(MATCH_ID) if MATCH_ID in match_cols else 0
     own = [c for c in match_cols[first:] if c != DEADLINE_NS]
     exploded = matches.select(*[F.col(c) for c in own], F.posexplode(EVENTS).alias("event_index", "__ceql_event"))
-    taken = set(own) | {"event_index"}
-    fields = [
-        F.col("__ceql_event").getField(f.name).alias(f"event_{f.name}" if f.name in taken else f.name) for f in ev_type.fields
-    ]
+    # A field whose name a match column takes is `event_<name>`; should that be taken
+    # too (an input column `event_match_id`), underscores are added until it is free.
+    taken = {c.lower() for c in own} | {"event_index"} | {f.name.lower() for f in ev_type.fields}
+    fields = []
+    for f in ev_type.fields:
+        name = f.name
+        if name.lower() in {c.lower() for c in own} | {"event_index"}:
+            name = f"event_{f.name}"
+            while name.lower() in taken:
+                name = "_" + name
+            taken.add(name.lower())
+        fields.append(F.col("__ceql_event").getField(f.name).alias(name))
     return exploded.select(*[F.col(c) for c in own], F.col("event_index"), *fields)

@@ -9,6 +9,7 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ._engine import TIME
 from ._match_id import label_hashes, late_seeds, match_ids
@@ -35,15 +36,24 @@ class DeadlineColumn:
     numeric_unit_ns: Optional[int]  # ns per unit of a numeric time field; None for a timestamp
 
     def of(self, end_times: pa.Array) -> pa.Array:
-        """The deadlines of matches whose last events have the times ``end_times``."""
+        """The deadlines of matches whose last events have the times ``end_times``,
+        saturated as the engine's are (docs/language.md#s3-3b): never past 2^63 - 1 ns
+        in the column's unit (numpy's int64 addition wrapped around to 1677)."""
         t = end_times.type
         if pa.types.is_timestamp(t):
-            ints = end_times.cast(pa.int64()).to_numpy(zero_copy_only=False)
-            return pa.array(ints + self.nanos // _UNIT_NS[t.unit], pa.int64()).cast(t)
+            per = _UNIT_NS[t.unit]
+            return self._saturated(end_times.cast(pa.int64()), self.nanos // per, (2**63 - 1) // per).cast(t)
         per = self.numeric_unit_ns or 1
         if pa.types.is_integer(t) and self.nanos % per == 0:
-            return pa.array(end_times.cast(pa.int64()).to_numpy(zero_copy_only=False) + self.nanos // per, pa.int64())
-        return pa.array(end_times.cast(pa.float64()).to_numpy(zero_copy_only=False) + self.nanos / per, pa.float64())
+            return self._saturated(end_times.cast(pa.int64()), self.nanos // per, (2**63 - 1) // per)
+        last = float((2**63 - 1) / per)
+        return pc.min_element_wise(pc.add(end_times.cast(pa.float64()), self.nanos / per), pa.scalar(last))
+
+    @staticmethod
+    def _saturated(ints: pa.Array, d: int, last: int) -> pa.Array:
+        """``ints + d``, at most ``last``, exactly (the sum of int64s is checked)."""
+        room = pc.subtract(pa.scalar(last, pa.int64()), pa.scalar(d, pa.int64()))
+        return pc.if_else(pc.greater(ints, room), pa.scalar(last, pa.int64()), pc.add(ints, pa.scalar(d, pa.int64())))
 
 
 @dataclass(frozen=True)

@@ -231,6 +231,39 @@ def time_of_tag(pending: Optional[pa.Table], tag: int) -> Optional[int]:
     return hit.column(TIME)[0].as_py() if hit.num_rows else None
 
 
+def check_nested_payload(df: Any, kept: Sequence[str]) -> None:
+    """Refuses a payload column whose nested type pandas does not carry exactly: the
+    streaming path hands rows to pandas (applyInPandasWithState), which shifts a
+    timestamp inside a struct or array by the session time zone, rounds a bigint
+    inside one to a double when a NULL is near, turns a nested NaN into NULL, and
+    fails on a map. Top-level columns of those types are carried exactly
+    (:func:`split_longs`, :func:`stamps_as_micros`, :func:`float_null_masks`)."""
+    from pyspark.sql import types as T
+
+    lossy_leaves = (T.TimestampType, T.TimestampNTZType, T.LongType, T.FloatType, T.DoubleType)
+
+    def lossy(t: Any) -> Optional[str]:
+        if isinstance(t, T.MapType):
+            return t.simpleString()
+        if isinstance(t, T.ArrayType):
+            return lossy(t.elementType) if not isinstance(t.elementType, lossy_leaves) else t.elementType.simpleString()
+        if isinstance(t, T.StructType):
+            for f in t.fields:
+                found = f.dataType.simpleString() if isinstance(f.dataType, lossy_leaves) else lossy(f.dataType)
+                if found:
+                    return found
+        return None
+
+    for f in df.schema.fields:
+        found = lossy(f.dataType) if f.name in kept else None
+        if found:
+            raise ValueError(
+                f"ceql.spark: the column {f.name!r} ({f.dataType.simpleString()}) holds {found} values inside a "
+                "nested type, which a streaming detect cannot carry exactly through pandas; pass it as JSON "
+                "text (F.to_json) and parse it back from the output (F.from_json), or flatten it into top-level "
+                "columns (docs/spark.md, 'Streaming path')")
+
+
 def split_longs(df: Any, skip: List[str]) -> "tuple[Any, Dict[str, str]]":
     """``df`` with each 64-bit integer column (but ``skip``) cut in two: its low 32
     bits in place, its high 32 bits in a hidden column. Spark hands a chunk with a
@@ -390,6 +423,7 @@ def detect_streaming(plan: QueryPlan, prep: Prepared, layout: OutputLayout, *, w
     if plan.relevant_types is not None:
         log.info("ceql.spark: rows whose %s is not one of %s are dropped in the state function (no run can use "
                  "them)", prep.type_field, ", ".join(plan.relevant_types))
+    check_nested_payload(df, prep.kept_columns)
     null_masks = float_null_masks(df)
     for column, mask in null_masks.items():
         df = df.withColumn(mask, qcol(column).isNull())
