@@ -423,7 +423,6 @@ def detect_streaming(plan: QueryPlan, prep: Prepared, layout: OutputLayout, *, w
     if plan.relevant_types is not None:
         log.info("ceql.spark: rows whose %s is not one of %s are dropped in the state function (no run can use "
                  "them)", prep.type_field, ", ".join(plan.relevant_types))
-    check_nested_payload(df, prep.kept_columns)
     null_masks = float_null_masks(df)
     for column, mask in null_masks.items():
         df = df.withColumn(mask, qcol(column).isNull())
@@ -439,6 +438,7 @@ def detect_streaming(plan: QueryPlan, prep: Prepared, layout: OutputLayout, *, w
     ties = prep.sort_columns[1:]
     check_tie_types(in_schema, ties, [f"order_field {c!r}" for c in prep.order_fields]
                     + [f"PARTITION BY column {c!r}" for c in prep.key_names] + ["the routing key"] * len(prep.route_hidden))
+    check_nested_payload(prep.df, prep.kept_columns)  # after the order fields' own check
     fn = make_state_fn(plan, prep, layout, in_schema, late, buckets, fault, null_masks, split, stamps)
     return df.groupBy(qcol(GROUP)).applyInPandasWithState(
         fn, prep.output_schema, STATE_SCHEMA, "append", GroupStateTimeout.EventTimeTimeout
