@@ -20,7 +20,6 @@ from oracle import evaluate
 
 pytest_plugins = ["spark_support"]
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _string_array(values, nulls=None):
@@ -53,6 +52,17 @@ def test_reorder_watermark_rounds_a_double_like_the_event_times():
 
 
 # 2 ---------------------------------------------------------------------------------
+def _env():
+    """The environment of a child `python -m ceql`: the ceql under test (the installed
+    package in CI, python/ in a checkout) first on its path."""
+    import os
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(Path(ceql.__file__).resolve().parent.parent) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+
 @pytest.mark.parametrize("cell", [" 1", "1 ", "\u0661"])
 def test_cli_numeric_time_column_with_odd_cell_gives_one_line_error(tmp_path, cell):
     """README (command line): every error on standard error, "never a traceback". A CSV
@@ -63,7 +73,7 @@ def test_cli_numeric_time_column_with_odd_cell_gives_one_line_error(tmp_path, ce
     r = subprocess.run([sys.executable, "-m", "ceql", "run", "--query", str(tmp_path / "q.ceql"),
                         "--input", str(tmp_path / "e.csv"), "--time-field", "t", "--time-unit", "s",
                         "--output", "-"], capture_output=True, text=True,
-                       env={"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin"})
+                       env=_env())
     assert "Traceback" not in r.stderr, r.stderr
     assert r.returncode != 0
     assert r.stderr.strip().startswith("ceql:") and len(r.stderr.strip().splitlines()) == 1, r.stderr
