@@ -8,7 +8,7 @@ from .events import ingest, partition_key
 from .parser import parse_query
 from .predicates import eval_pred
 from .schema import parse_schema
-from .semantics import SubstreamSemantics, all_of, data, _correlated
+from .semantics import SubstreamSemantics, _correlated, all_of, conjuncts, data, reads_other
 from .strategies import select
 from . import nodes as N
 
@@ -90,11 +90,8 @@ def _written_qualified(q):
 
 def _eager_terms(theta):
     """The filter terms of theta in a conjunct (theta split at the AND not under an OR) that
-    reads no other event."""
-    if isinstance(theta, N.FAnd):
-        return _eager_terms(theta.left) + _eager_terms(theta.right)
-    terms = list(filter_terms(theta))
-    return [] if any(reads_other_events(t.pred) for t in terms) else terms
+    reads no other event: the automaton's one-event filters."""
+    return [t for c in conjuncts(theta) if not reads_other(c) for t in filter_terms(c)]
 
 
 def tested_per_valuation(q):

@@ -305,11 +305,11 @@ class SubstreamSemantics:
         OR or NOT, docs/language.md#s3-4b) are the automaton's, so a FALSE one means v is no
         valuation at all, and nothing else is tested; then the conjuncts that read other
         events, with the policy's data errors."""
-        conjuncts = _conjuncts(theta)
-        one_event = [c for c in conjuncts if not _reads_other(c)]
+        parts = conjuncts(theta)
+        one_event = [c for c in parts if not reads_other(c)]
         if not all(self.satisfies(v, c) for c in one_event):
             return False
-        return all_of((lambda c=c: self.satisfies(v, c) for c in conjuncts if _reads_other(c)), self.policy)
+        return all_of((lambda c=c: self.satisfies(v, c) for c in parts if reads_other(c)), self.policy)
 
     def satisfies(self, v, theta):
         """Whether v satisfies theta; raises the data error the policy says a test of v
@@ -330,13 +330,14 @@ class SubstreamSemantics:
         raise AssertionError("unknown filter %r" % (theta,))
 
 
-def _conjuncts(theta):
+def conjuncts(theta):
+    """theta split at the AND not under an OR (its top-level conjuncts)."""
     if isinstance(theta, N.FAnd):
-        return _conjuncts(theta.left) + _conjuncts(theta.right)
+        return conjuncts(theta.left) + conjuncts(theta.right)
     return [theta]
 
 
-def _reads_other(theta):
+def reads_other(theta):
     """Whether a filter conjunct has a term that reads other events."""
     from . import correlation  # imports this module
     from .checks import filter_terms
