@@ -86,7 +86,7 @@ pub use output::{
 };
 pub use query::{CompileOptions, CompiledQuery};
 pub use runtime::{
-    float_nanos, Fate, LatePolicy, ReorderStats, Runtime, RuntimeOptions, RuntimeStats, SnapshotError, Statistics,
-    Target,
+    float_nanos, looks_like_type_field, Fate, LatePolicy, ReorderStats, Runtime, RuntimeOptions, RuntimeStats,
+    SnapshotError, Statistics, Target,
 };
 pub use value::{Value, ValueRef};

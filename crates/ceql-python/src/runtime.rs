@@ -91,7 +91,7 @@ impl NativeRuntime {
                 d.keys()
                     .iter()
                     .filter_map(|k| k.extract::<String>().ok())
-                    .find(|k| k != "type" && k.to_ascii_lowercase().replace('_', "").ends_with("type"))
+                    .find(|k| ceql_engine::looks_like_type_field(k))
             });
             match like {
                 Some(k) => err("type", format!("the event has no `type` (it has `{k}`: rename that key to `type`)")),

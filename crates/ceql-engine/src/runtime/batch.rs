@@ -135,11 +135,17 @@ impl Runtime {
 /// The error of a batch without a `type` column, naming a column that looks like one
 /// (`event_type`, `EventType`, ...): the command line and Spark take `type_field=`,
 /// the Python API reads `type` (docs/api.md, "Input events: the `type` field").
-pub(crate) fn no_type_column<'a>(names: impl Iterator<Item = &'a String>) -> String {
+pub(crate) fn no_type_column<'a>(mut names: impl Iterator<Item = &'a String>) -> String {
     let mut text = "the batch has no `type` column".to_string();
-    let names: Vec<&String> = names.collect();
-    if let Some(like) = names.iter().find(|n| n.to_ascii_lowercase().replace('_', "").ends_with("type")) {
+    if let Some(like) = names.find(|n| looks_like_type_field(n)) {
         text.push_str(&format!(" (it has `{like}`: rename that column to `type`)"));
     }
     text
+}
+
+/// Whether a field named `name` is likely the event type under another name
+/// (`event_type`, `EventType`, `TYPE`): the errors of an event or a batch without
+/// `type` name it.
+pub fn looks_like_type_field(name: &str) -> bool {
+    name != "type" && name.to_ascii_lowercase().replace('_', "").ends_with("type")
 }

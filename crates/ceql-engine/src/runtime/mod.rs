@@ -34,6 +34,7 @@ mod state;
 mod step;
 mod target_memo;
 
+pub use batch::looks_like_type_field;
 pub(crate) use batch::Precomputed;
 pub(crate) use budget::BUDGET_CHECK_ROWS;
 pub use clock::float_nanos;
