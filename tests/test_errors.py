@@ -169,7 +169,7 @@ def test_a_clause_out_of_order_says_the_order(text):
 ])
 def test_a_missing_type_names_the_column_that_looks_like_it(events):
     """A user's review: a CSV with an event_type column gave only 'no `type` column'; the
-    Python API has no type_field= (docs/api.md), so the error says what to rename."""
+    error now says which argument reads it (type_field=, docs/api.md) or what to rename."""
     import pandas as pd
     import pyarrow as pa
 
@@ -177,5 +177,5 @@ def test_a_missing_type_names_the_column_that_looks_like_it(events):
         events = pa.table({"event_type": ["SELL"]})
     elif events == "frame":
         events = pd.DataFrame({"event_type": ["SELL"]})
-    with pytest.raises(ceql.CeqlEventError, match="it has `event_type`: rename that (column|key) to `type`"):
+    with pytest.raises(ceql.CeqlEventError, match="it has `event_type`: give type_field='event_type', or rename that (column|key) to `type`"):
         ceql.compile("SELECT * FROM S WHERE SELL").run(events)

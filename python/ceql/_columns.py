@@ -13,7 +13,7 @@ otherwise the caller reads the events row by row.
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 #: Engine kinds of the Python types Arrow stores exactly. ``None`` is NULL.
 _BUILTIN_KINDS: Dict[type, Optional[str]] = {
@@ -62,7 +62,7 @@ def exact_array(values: List[Any], reserved: bool = False) -> Any:
     reads exactly as it reads the Python values, or ``None`` when no such column
     exists: values of several kinds, a kind Arrow does not store exactly, an
     integer outside 64 bits, naive and aware datetimes together. ``reserved``:
-    the column is ``type`` or ``stream``, which must hold strings."""
+    the column is the type field or ``stream``, which must hold strings."""
     import pyarrow as pa
 
     types = set(map(type, values))
@@ -89,11 +89,12 @@ def exact_array(values: List[Any], reserved: bool = False) -> Any:
         return None
 
 
-def records_to_arrow(rows: list) -> Any:
+def records_to_arrow(rows: list, reserved: Sequence[str] = ("type", "stream")) -> Any:
     """A list of event mappings as a pyarrow Table with a column for every key met
     in any event (missing keys are nulls), or ``None`` when that is not possible
     without changing a value (see :func:`exact_array`) or an event is not a
-    mapping: the caller then reads the events row by row."""
+    mapping: the caller then reads the events row by row. ``reserved``: the fields
+    that must hold text (the type field and ``stream``)."""
     import pyarrow as pa
     from collections.abc import Mapping
 
@@ -104,19 +105,19 @@ def records_to_arrow(rows: list) -> Any:
         return None
     columns = {}
     for k in keys:
-        array = exact_array([r.get(k) for r in rows], reserved=k in ("type", "stream"))
+        array = exact_array([r.get(k) for r in rows], reserved=k in reserved)
         if array is None:
             return None
         columns[k] = array
     return pa.table(columns)
 
 
-def pandas_to_arrow(frame: Any) -> Any:
+def pandas_to_arrow(frame: Any, reserved: Sequence[str] = ("type", "stream")) -> Any:
     """A pandas DataFrame as a pyarrow Table, or ``None`` when an object column
     cannot be typed exactly (see :func:`exact_array`): the caller then reads the
     frame row by row. Typed columns go through pyarrow (NaN, NaT and ``pd.NA``
     are NULL, as in :func:`ceql._inputs.pandas_records`); object columns are
-    typed by their values."""
+    typed by their values; ``reserved`` as for :func:`records_to_arrow`."""
     try:
         import pyarrow as pa
     except ImportError:
@@ -127,7 +128,7 @@ def pandas_to_arrow(frame: Any) -> Any:
         if col.dtype == object:
             missing = col.isna().to_numpy()
             values = [None if m else v for v, m in zip(col.tolist(), missing)]
-            array = exact_array(values, reserved=name in ("type", "stream"))
+            array = exact_array(values, reserved=name in reserved)
         else:
             try:
                 array = widened_array(pa.Array.from_pandas(col))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import enum
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional, Tuple
+from typing import Any, Iterable, Optional, Sequence, Tuple
 
 from ._columns import pandas_to_arrow, records_to_arrow, without_float16
 from ._sources import ArrowSource, ListSource
@@ -64,12 +64,13 @@ class Pushable:
         return runtime.push_events(self.rows, source)
 
 
-def for_push(events: Any, kind: Kind, position: int) -> Pushable:
+def for_push(events: Any, kind: Kind, position: int, reserved: Sequence[str] = ("type", "stream")) -> Pushable:
     """``events`` (of ``kind``, not :attr:`Kind.ITERABLE`) for a row-wise push whose
     first event gets ``position``: Arrow data read into a pyarrow Table when it
     could not be read twice (:func:`rereadable_arrow`); a pandas frame as a
     pyarrow Table, or as records when Arrow cannot type its columns; a sequence
-    as it is. Duplicate column names raise :class:`CeqlEventError` at ``position``."""
+    as it is. Duplicate column names raise :class:`CeqlEventError` at ``position``.
+    ``reserved``: the fields that must hold text (the type field and ``stream``)."""
     if kind is Kind.ARROW:
         table = rereadable_arrow(events)
         refuse_duplicate_columns(table.schema.names, position)
@@ -77,7 +78,7 @@ def for_push(events: Any, kind: Kind, position: int) -> Pushable:
         return Pushable(table=table)
     if kind is Kind.PANDAS:
         refuse_duplicate_columns(events.columns, position)
-        table = pandas_to_arrow(events)
+        table = pandas_to_arrow(events, reserved)
         return Pushable(table=table) if table is not None else Pushable(rows=pandas_records(events))
     if kind is Kind.SEQUENCE:
         return Pushable(rows=events)
@@ -86,22 +87,22 @@ def for_push(events: Any, kind: Kind, position: int) -> Pushable:
         "push an iterable of events with Stream.push_many")
 
 
-def for_columns(events: Any) -> Tuple[Optional[Any], Optional[Any]]:
+def for_columns(events: Any, reserved: Sequence[str] = ("type", "stream")) -> Tuple[Optional[Any], Optional[Any]]:
     """``events`` for the columnar paths (``run_arrow``, ``run_arrow_batches``):
     ``(data, None)`` with Arrow data (Arrow objects as they are, see
     :func:`checked_arrow`; pandas frames and iterables of mappings converted
     with pyarrow), or ``(None, rows)`` when Arrow cannot type the events (a column
     mixing value types, say): the caller then evaluates ``rows`` (the pandas frame,
-    or the mappings as a list) row by row."""
+    or the mappings as a list) row by row. ``reserved`` as for :func:`for_push`."""
     kind = classify(events)
     if kind is Kind.ARROW:
         return checked_arrow(events, 0), None
     if kind is Kind.PANDAS:
         refuse_duplicate_columns(events.columns, 0)
-        table = pandas_to_arrow(events)
+        table = pandas_to_arrow(events, reserved)
         return (table, None) if table is not None else (None, events)
     rows = list(events)
-    table = records_to_arrow(rows)
+    table = records_to_arrow(rows, reserved)
     return (table, None) if table is not None else (None, rows)
 
 

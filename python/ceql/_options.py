@@ -34,10 +34,13 @@ class RunOptions:
     #: Reorder buffer bound (``None``: none), given as seconds, a timedelta or text; stored in nanoseconds.
     max_delay: Optional[Any] = None
     captures: bool = False
+    #: The field holding the event type (docs/api.md, "Input events: the `type` field").
+    type_field: str = "type"
 
     def __post_init__(self) -> None:
         if self.late not in _LATE:
             raise ValueError(f"late must be 'error' or 'drop', not {self.late!r}")
+        check_type_field(self.type_field)
         if not isinstance(self.captures, bool):
             raise ValueError(f"captures must be True or False, not {self.captures!r}")
         for name in BUDGETS:
@@ -55,8 +58,23 @@ class RunOptions:
             late_drop=self.late == "drop",
             max_delay=self.max_delay,
             captures=self.captures,
+            type_field=self.type_field,
             **{name: getattr(self, name) for name in BUDGETS},
         )
+
+
+def check_type_field(name: Any) -> None:
+    """``type_field``: the name of a field, not ``stream`` (which names the event's
+    stream, docs/language.md#s1-2); a ``ValueError`` otherwise."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"type_field must be a field name (a non-empty string), not {name!r}")
+    if name == "stream":
+        raise ValueError("type_field cannot be 'stream': that field names the stream an event belongs to")
+
+
+def reserved_fields(type_field: str) -> tuple:
+    """The fields that must hold text when present: the type field and ``stream``."""
+    return (type_field, "stream")
 
 
 def _budget(name: str, value: Any) -> Optional[int]:

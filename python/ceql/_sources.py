@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import bisect
-from typing import Any, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 
 class ListSource:
@@ -80,23 +80,31 @@ class ChunkView:
     costs O(1), whatever the number of chunks retained.
     """
 
-    __slots__ = ("starts", "sources", "lo", "hi")
+    __slots__ = ("starts", "sources", "lo", "hi", "pinned")
 
-    def __init__(self, starts: List[int], sources: List[Any], lo: int, hi: int) -> None:
+    def __init__(self, starts: List[int], sources: List[Any], lo: int, hi: int,
+                 pinned: Optional[Dict[int, Any]] = None) -> None:
         self.starts = starts
         self.sources = sources
         self.lo = lo
         self.hi = hi
+        #: Events kept aside, by position, below the first chunk (see :meth:`Retained.pin`).
+        self.pinned = pinned
 
     def events_at(self, positions: Sequence[int]) -> List[Any]:
         """Looks positions up chunk by chunk (positions are ascending): one lookup
-        per chunk touched, not one per position."""
+        per chunk touched, not one per position; positions before the first chunk
+        in the events kept aside."""
         out: List[Any] = []
         k = 0
         while k < len(positions):
             i = bisect.bisect_right(self.starts, positions[k], self.lo, self.hi) - 1
             if i < self.lo:
-                raise LookupError(f"event at position {positions[k]} is no longer retained")
+                if self.pinned is None or positions[k] not in self.pinned:
+                    raise LookupError(f"event at position {positions[k]} is no longer retained")
+                out.append(self.pinned[positions[k]])
+                k += 1
+                continue
             end = self.starts[i + 1] if i + 1 < self.hi else None
             j = k
             while j < len(positions) and (end is None or positions[j] < end):
@@ -119,9 +127,12 @@ class Retained:
 
     Single events (:meth:`append_event`) go into a growing tail list of up to
     ``tail_size`` events rather than one chunk each.
+
+    Events of complex events waiting for a deadline are kept aside (:meth:`pin`),
+    one by one, so that the chunks follow the window and not the last ``d``.
     """
 
-    __slots__ = ("starts", "sources", "lo", "tail", "tail_size")
+    __slots__ = ("starts", "sources", "lo", "tail", "tail_size", "pinned", "pinned_kept")
 
     def __init__(self, tail_size: int) -> None:
         self.starts: List[int] = []
@@ -130,6 +141,11 @@ class Retained:
         #: The events list of the last chunk while it is the stream's own tail.
         self.tail: Optional[List[Any]] = None
         self.tail_size = tail_size
+        #: Events kept aside by position; replaced, never shrunk in place, so that
+        #: the views that have it keep their events.
+        self.pinned: Dict[int, Any] = {}
+        #: Its size after the last :meth:`unpin` that rebuilt it.
+        self.pinned_kept = 0
 
     def __len__(self) -> int:
         return len(self.starts) - self.lo
@@ -151,7 +167,22 @@ class Retained:
 
     def view(self) -> ChunkView:
         """The chunks as they are now, for the matches of one push."""
-        return ChunkView(self.starts, self.sources, self.lo, len(self.starts))
+        return ChunkView(self.starts, self.sources, self.lo, len(self.starts), self.pinned or None)
+
+    def pin(self, positions: Sequence[int]) -> None:
+        """Keeps the events at ``positions`` (ascending, retained now) aside, for
+        matches that report them after the chunks holding them are trimmed."""
+        new = [p for p in positions if p not in self.pinned]
+        if new:
+            self.pinned.update(zip(new, self.view().events_at(new)))
+
+    def unpin(self, floor: int) -> None:
+        """Forgets the events kept aside below ``floor`` (no waiting match has
+        them), rebuilding the dict once it has doubled since the last rebuild:
+        amortised O(1) per event kept."""
+        if len(self.pinned) > 2 * self.pinned_kept + 64:
+            self.pinned = {p: e for p, e in self.pinned.items() if p >= floor}
+            self.pinned_kept = len(self.pinned)
 
     def keep_first(self, start: int, n: int) -> None:
         """After a push from ``start`` that failed part-way: only its first ``n``

@@ -8,7 +8,7 @@ from typing import Any, Iterator, List, Optional
 
 from . import _ceql
 from ._inputs import Kind, classify, for_columns, for_push, narrow_positions, record_batches
-from ._options import RunOptions
+from ._options import RunOptions, reserved_fields
 from ._sources import PandasSource
 from .arrow import matches_table
 from .errors import CeqlError, CeqlWarning
@@ -118,6 +118,7 @@ class Query:
         max_delay: Any = None,
         close_deadlines: bool = False,
         captures: bool = False,
+        type_field: str = "type",
     ) -> List["_ceql.Match"]:
         """Evaluates the query over ``events`` and returns every complex event, in
         order of ``end`` (for a trailing ``ABSENT(...) FOR d``: in order of deadline).
@@ -125,7 +126,8 @@ class Query:
         ``events`` is an iterable of mappings with a ``"type"`` key (and optionally
         ``"stream"``), a pandas DataFrame, or Arrow data (pyarrow Table/RecordBatch,
         or anything with ``__arrow_c_stream__``) with a ``type`` column. Positions are
-        0-based indexes into ``events`` as given.
+        0-based indexes into ``events`` as given. ``type_field`` names another field
+        as the event type (``type_field="event_type"``), with no copy of the data.
 
         ``time_field`` names the time stamp for duration windows (``WITHIN 10
         seconds``); numbers are in ``time_unit`` (``s``, ``ms``, ``us``, ``ns``),
@@ -178,7 +180,7 @@ class Query:
         (docs/language.md#s3-3b).
         """
         options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes,
-                             max_delay=max_delay, captures=captures)
+                             max_delay=max_delay, captures=captures, type_field=type_field)
         if options.max_delay is not None:
             stream = Stream(self, options.runtime(self))
             matches = stream.push_many(events)
@@ -197,7 +199,7 @@ class Query:
             stream = Stream(self, rt)
             matches = stream.push_many(events)
             return matches + stream.close_deadlines() if close_deadlines else matches
-        pushable = for_push(events, kind, 0)
+        pushable = for_push(events, kind, 0, reserved_fields(options.type_field))
         # Match.events of a frame reads the frame's own rows.
         source = PandasSource(events) if kind is Kind.PANDAS else pushable.source()
         try:
@@ -222,6 +224,7 @@ class Query:
         max_delay: Any = None,
         close_deadlines: bool = False,
         captures: bool = False,
+        type_field: str = "type",
         position_type: Optional[str] = None,
     ) -> Any:
         """Like :meth:`run`, but returns the matches as a ``pyarrow.Table`` built in
@@ -260,8 +263,8 @@ class Query:
 
         refuse_max_delay(max_delay, "run_arrow")
         options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes,
-                             captures=captures)
-        data, rows = for_columns(events)
+                             captures=captures, type_field=type_field)
+        data, rows = for_columns(events, reserved_fields(options.type_field))
         narrow = narrow_positions(data if data is not None else rows, position_type)
         if data is None:
             return self._row_by_row_table(rows, options, narrow, close_deadlines)
@@ -285,6 +288,7 @@ class Query:
         max_delay: Any = None,
         close_deadlines: bool = False,
         captures: bool = False,
+        type_field: str = "type",
         slice_rows: int = 4096,
         position_type: Optional[str] = None,
     ) -> Any:
@@ -316,8 +320,8 @@ class Query:
         if isinstance(slice_rows, bool) or step < 1:
             raise ValueError(f"slice_rows must be a positive integer, not {slice_rows!r}")
         options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes,
-                             captures=captures)
-        data, rows = for_columns(events)
+                             captures=captures, type_field=type_field)
+        data, rows = for_columns(events, reserved_fields(options.type_field))
         narrow = narrow_positions(data if data is not None else rows, position_type)
         if data is None:
             table = self._row_by_row_table(rows, options, narrow, close_deadlines)
@@ -358,6 +362,7 @@ class Query:
         max_state_bytes: Optional[int] = None,
         max_delay: Any = None,
         captures: bool = False,
+        type_field: str = "type",
     ) -> "Stream":
         """A stateful evaluator for unbounded input; see :class:`ceql.Stream`.
         Parameters as for :meth:`run`; the budgets bound the stream's state at
@@ -370,7 +375,7 @@ class Query:
         (time stamp, arrival) order; :meth:`Stream.flush` releases everything.
         ``captures=True`` reports each match's captures, as for :meth:`run`."""
         options = RunOptions(time_field, time_unit, late, max_cache_bytes, max_det_states, max_state_bytes,
-                             max_delay=max_delay, captures=captures)
+                             max_delay=max_delay, captures=captures, type_field=type_field)
         return Stream(self, options.runtime(self))
 
     def __repr__(self) -> str:

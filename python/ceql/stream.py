@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, List, Optional, Tuple
 
 from . import _ceql
 from ._inputs import Kind, Pushable, classify, for_push
+from ._options import reserved_fields
 from ._sources import DeferredSource, ListSource, Retained
 from .errors import CeqlError, CeqlSnapshotError
 
@@ -22,8 +23,9 @@ if TYPE_CHECKING:
 _MAGIC = b"CEQLPY"
 # Version 2 ends with a CRC-32 of everything before it, so that damaged bytes are
 # refused before anything is decoded; version 3 adds the events the reorder buffer
-# holds (``max_delay``) to the pickled payload.
-_VERSION = 3
+# holds (``max_delay``) to the pickled payload; version 4 the events kept aside for
+# complex events waiting for a deadline (before the window's horizon).
+_VERSION = 4
 _CHUNK = 4096
 T = TypeVar("T")
 
@@ -128,6 +130,13 @@ class Stream:
         self._busy = False
         #: With a reorder buffer: the events it holds, by tag, and the next tag.
         self._reorders = native.reorders()
+        #: The fields that must hold text: the type field and ``stream``.
+        self._reserved = reserved_fields(native.type_field)
+        #: A trailing ``ABSENT(...) FOR d``: the events of the complex events waiting
+        #: for their deadline are kept aside, the chunks follow the window.
+        self._deadline = native.has_deadline()
+        if self._deadline:
+            native.record_deferred_positions(True)
         self._held: dict = {}
         #: Events pulled so far by the running push_many (for its messages), and
         #: the last of them (a dict yielded again at the next chunk is refused too).
@@ -243,11 +252,11 @@ class Stream:
         start = self._native.next_position()
         if self._reorders:
             # The reorder buffer owns its events: Arrow data goes in as rows.
-            pushable = for_push(batch, kind, start)
+            pushable = for_push(batch, kind, start, self._reserved)
             rows = pushable.rows if pushable.table is None else pushable.source().events_at(
                 range(pushable.table.num_rows))
             return self._push_delayed(list(rows))
-        return self._push(start, for_push(batch, kind, start))
+        return self._push(start, for_push(batch, kind, start, self._reserved))
 
     def _push_list(self, events: List[Any]) -> List["_ceql.Match"]:
         if self._reorders:
@@ -377,7 +386,15 @@ class Stream:
 
     # -- retention -----------------------------------------------------------
     def _trim(self) -> None:
-        self._chunks.trim(self._native.horizon())
+        """Drops the events no future match can contain: those before the window's
+        horizon, except the events of complex events waiting for a deadline, kept
+        aside until the engine's horizon (theirs included) passes them."""
+        if self._deadline:
+            self._chunks.pin(self._native.take_deferred_positions())
+            self._chunks.unpin(self._native.horizon())
+            self._chunks.trim(self._native.window_horizon())
+        else:
+            self._chunks.trim(self._native.horizon())
 
     def _failed_push(self, start: int, error: BaseException) -> None:
         """After a push that failed part-way: the last chunk keeps only the events
@@ -386,13 +403,16 @@ class Stream:
         self._chunks.keep_first(start, self._native.next_position() - start)
         _give_matches(error, lambda: self._native.take_matches(self._chunks.view()))
 
-    def _retained(self) -> Tuple[int, List[Any]]:
-        """(first position, events) retained, as plain Python objects."""
+    def _retained(self) -> Tuple[int, List[Any], List[Tuple[int, Any]]]:
+        """(first position, events from it on, [(position, event)] kept aside before
+        it for complex events waiting for a deadline), as plain Python objects."""
         horizon = self._native.horizon()
+        first = self._native.window_horizon() if self._deadline else horizon
         end = self._native.next_position()
-        positions = list(range(horizon, end))
+        positions = list(range(first, end))
         events = self._chunks.view().events_at(positions) if positions else []
-        return horizon, events
+        pinned = sorted((p, e) for p, e in self._chunks.pinned.items() if horizon <= p < first)
+        return first, events, pinned
 
     # -- state -----------------------------------------------------------------
     @property
@@ -419,10 +439,10 @@ class Stream:
         beyond Python's recursion limit, a function) raises
         :class:`ceql.CeqlSnapshotError`."""
         native = self._native.snapshot()
-        first, events = self._retained()
+        first, events, pinned = self._retained()
         held = [(tag, self._held[tag]) for tag in self._native.held_tags()]
         try:
-            payload = pickle.dumps((first, events, held, self._next_tag), protocol=4)
+            payload = pickle.dumps((first, events, held, self._next_tag, pinned), protocol=4)
         except (RecursionError, pickle.PicklingError, TypeError, AttributeError) as e:
             message = f"cannot take a snapshot: the events the stream keeps cannot be pickled ({type(e).__name__}: {e})"
             raise CeqlSnapshotError(message, code="SNAPSHOT") from None
@@ -440,7 +460,7 @@ class Stream:
         if len(data) < header + 4 or data[: len(_MAGIC)] != _MAGIC:
             raise CeqlSnapshotError("not a ceql stream snapshot", code="SNAPSHOT")
         version, n = struct.unpack("<HQ", data[len(_MAGIC) : header])
-        if version not in (2, _VERSION):
+        if version not in (2, 3, _VERSION):
             raise CeqlSnapshotError(f"snapshot format version {version} is not supported", code="SNAPSHOT")
         body, (crc,) = data[:-4], struct.unpack("<I", data[-4:])
         if zlib.crc32(body) != crc or header + n > len(body):
@@ -451,7 +471,8 @@ class Stream:
             raise CeqlSnapshotError(str(e), code="SNAPSHOT") from None
         try:
             first, events, *rest = pickle.loads(body[header + n :])
-            held, next_tag = rest if version >= 3 else ([], 0)
+            held, next_tag = rest[:2] if version >= 3 else ([], 0)
+            pinned = dict(rest[2]) if version >= 4 else {}
         except Exception as e:  # a payload this version did not write
             raise CeqlSnapshotError(f"the snapshot's event data cannot be read: {e}", code="SNAPSHOT") from None
         if not _matches_engine(native, first, events, held):
@@ -460,6 +481,8 @@ class Stream:
             raise CeqlSnapshotError("the snapshot's events do not match its evaluation state", code="SNAPSHOT")
         stream = cls(query, native)
         stream._chunks.append(first, ListSource(events, offset=first))
+        stream._chunks.pinned = pinned
+        stream._chunks.pinned_kept = len(pinned)
         stream._held = dict(held)
         stream._next_tag = next_tag
         return stream
@@ -492,7 +515,8 @@ def _matches_engine(native: Any, first: Any, events: Any, held: Any) -> bool:
     needs: the retained ones from the horizon to the next position, and the events
     the reorder buffer holds, by tag."""
     try:
-        return (isinstance(first, int) and first <= native.horizon() and first + len(events) == native.next_position()
+        return (isinstance(first, int) and first <= native.window_horizon()
+                and first + len(events) == native.next_position()
                 and sorted(tag for tag, _ in held) == sorted(native.held_tags()))
     except (TypeError, ValueError):
         return False

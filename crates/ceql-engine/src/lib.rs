@@ -68,6 +68,9 @@ pub use det::CacheConfig;
 /// an attribute with one of these names reads as absent.
 pub const RESERVED_FIELDS: [&str; 2] = ["type", "stream"];
 
+/// The field read as the event type unless [`RuntimeOptions::type_field`] names another.
+pub const DEFAULT_TYPE_FIELD: &str = "type";
+
 /// Bytes of one tECS node (docs/language.md#s6): the unit of the state that a window keeps, for
 /// reasoning about memory per event (`RuntimeStats` counts nodes).
 pub const TECS_NODE_BYTES: usize = std::mem::size_of::<tecs::Node>();

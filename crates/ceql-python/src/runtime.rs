@@ -78,28 +78,36 @@ impl NativeRuntime {
         };
         // Not subscriptable: not an event. Anything else a mapping raises (an
         // interrupt, its own failure) is re-raised as it is.
-        let ty_obj = get("type").map_err(|e| {
+        let tf = self.rt.options().type_field.as_str();
+        let ty_obj = get(tf).map_err(|e| {
             if e.is_instance_of::<pyo3::exceptions::PyTypeError>(py) {
-                err("type", "an event must be a mapping with a `type` key".into())
+                err(tf, format!("an event must be a mapping with a `{tf}` key"))
             } else {
                 e
             }
         })?;
         let ty_obj = ty_obj.ok_or_else(|| {
-            // A key that looks like the type (`event_type`): say to rename it.
-            let like = event.cast::<PyDict>().ok().and_then(|d| {
-                d.keys()
-                    .iter()
-                    .filter_map(|k| k.extract::<String>().ok())
-                    .find(|k| ceql_engine::looks_like_type_field(k))
-            });
+            // A key that looks like the type (`event_type`): say how to read it.
+            let like =
+                (tf == ceql_engine::DEFAULT_TYPE_FIELD).then(|| event.cast::<PyDict>().ok()).flatten().and_then(|d| {
+                    d.keys()
+                        .iter()
+                        .filter_map(|k| k.extract::<String>().ok())
+                        .find(|k| ceql_engine::looks_like_type_field(k))
+                });
             match like {
-                Some(k) => err("type", format!("the event has no `type` (it has `{k}`: rename that key to `type`)")),
-                None => err("type", "the event has no `type`".into()),
+                Some(k) => err(
+                    tf,
+                    format!(
+                        "the event has no `type` (it has `{k}`: give type_field='{k}', or rename that key to `type`)"
+                    ),
+                ),
+                None if tf == ceql_engine::DEFAULT_TYPE_FIELD => err(tf, "the event has no `type`".into()),
+                None => err(tf, format!("the event has no `{tf}` (the type field)")),
             }
         })?;
-        let ty_str = ty_obj.cast::<PyString>().map_err(|_| err("type", "`type` must be a string".into()))?;
-        let ty = ty_str.to_cow().map_err(|e| err("type", format!("`type` is not valid text: {e}")))?;
+        let ty_str = ty_obj.cast::<PyString>().map_err(|_| err(tf, format!("`{tf}` must be a string")))?;
+        let ty = ty_str.to_cow().map_err(|e| err(tf, format!("`{tf}` is not valid text: {e}")))?;
         let stream_obj = get("stream")?;
         let stream = match &stream_obj {
             Some(s) if !s.is_none() => {
@@ -134,7 +142,7 @@ impl NativeRuntime {
 #[pymethods]
 impl NativeRuntime {
     #[new]
-    #[pyo3(signature = (query, time_field=None, time_unit_nanos=1, late_drop=false, max_cache_bytes=None, max_det_states=None, max_state_bytes=None, max_delay=None, captures=false))]
+    #[pyo3(signature = (query, time_field=None, time_unit_nanos=1, late_drop=false, max_cache_bytes=None, max_det_states=None, max_state_bytes=None, max_delay=None, captures=false, type_field=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         query: &NativeQuery,
@@ -146,11 +154,13 @@ impl NativeRuntime {
         max_state_bytes: Option<usize>,
         max_delay: Option<u64>,
         captures: bool,
+        type_field: Option<String>,
     ) -> PyResult<Self> {
         if captures && !query.inner.supports_captures() {
             return Err(PyValueError::new_err("this query has too many distinct variable sets to report captures"));
         }
         let mut options = RuntimeOptions {
+            type_field: type_field.unwrap_or_else(|| ceql_engine::DEFAULT_TYPE_FIELD.to_string()),
             time_field,
             time_unit_nanos,
             late_time_stamps: if late_drop { LatePolicy::Drop } else { LatePolicy::Error },
@@ -186,6 +196,12 @@ impl NativeRuntime {
         self.names.is_some()
     }
 
+    /// The field read as the event type (`type` unless `type_field=` named another).
+    #[getter]
+    fn type_field(&self) -> String {
+        self.rt.options().type_field.clone()
+    }
+
     /// Attribute names read from each event.
     fn attribute_names(&self) -> Vec<String> {
         self.rt.attribute_names().to_vec()
@@ -199,6 +215,32 @@ impl NativeRuntime {
     /// Lowest position a future match can contain.
     fn horizon(&self) -> u64 {
         self.rt.horizon()
+    }
+
+    /// Lowest position a match the automaton can still report can contain (those
+    /// waiting for a deadline aside: see `take_deferred_positions`).
+    fn window_horizon(&self) -> u64 {
+        self.rt.window_horizon()
+    }
+
+    /// Whether the query ends with a trailing `ABSENT(...) FOR d`.
+    fn has_deadline(&self) -> bool {
+        self.rt.has_deadline()
+    }
+
+    /// Starts (or stops) recording the positions of the complex events that go to
+    /// wait for their deadline (a `Stream` keeps their events aside).
+    fn record_deferred_positions(&mut self, on: bool) {
+        self.rt.record_deferred_positions(on);
+    }
+
+    /// The positions of the complex events that went to wait for their deadline since
+    /// the last call, sorted, without repeats.
+    fn take_deferred_positions(&mut self) -> Vec<u64> {
+        let mut p = self.rt.take_deferred_positions();
+        p.sort_unstable();
+        p.dedup();
+        p
     }
 
     /// Pushes every mapping of the iterable `events`; returns the matches. With a

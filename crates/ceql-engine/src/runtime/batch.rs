@@ -38,21 +38,17 @@ impl Runtime {
             ));
         }
         let col = |name: &str| schema.index_of(name).ok().map(|i| batch.column(i));
-        let type_col = col("type").ok_or_else(|| {
+        let type_field = self.config.options.type_field.clone();
+        let type_col = col(&type_field).ok_or_else(|| {
             EventError::new(
                 self.next_position(),
-                "type",
+                &type_field,
                 None,
-                no_type_column(schema.fields().iter().map(|f| f.name())),
+                no_type_column(&type_field, schema.fields().iter().map(|f| f.name())),
             )
         })?;
         let types = StrColumn::of(type_col).ok_or_else(|| {
-            EventError::new(
-                self.next_position(),
-                "type",
-                None,
-                format!("`type` must be a string column, found {}", type_col.data_type()),
-            )
+            EventError::new(self.next_position(), &type_field, None, not_a_type_column(&type_field, type_col))
         })?;
         let streams = match col("stream") {
             // A column with no value (Arrow's null type, or pandas' all-NaN floats)
@@ -132,15 +128,30 @@ impl Runtime {
     }
 }
 
-/// The error of a batch without a `type` column, naming a column that looks like one
-/// (`event_type`, `EventType`, ...): the command line and Spark take `type_field=`,
-/// the Python API reads `type` (docs/api.md, "Input events: the `type` field").
-pub(crate) fn no_type_column<'a>(mut names: impl Iterator<Item = &'a String>) -> String {
+/// The error of a batch without its type column (`type_field`, by default `type`),
+/// naming a column that looks like one (`event_type`, `EventType`, ...): the command
+/// line, Spark and the Python API take `type_field=` (docs/api.md, "Input events: the
+/// `type` field").
+pub(crate) fn no_type_column<'a>(type_field: &str, names: impl Iterator<Item = &'a String>) -> String {
+    let names: Vec<&String> = names.collect();
+    if type_field != crate::DEFAULT_TYPE_FIELD {
+        let shown: Vec<String> = names.iter().take(12).map(|n| format!("`{n}`")).collect();
+        let more = if names.len() > shown.len() { ", ..." } else { "" };
+        return format!(
+            "the batch has no `{type_field}` column, the type field (its columns: {}{more})",
+            if shown.is_empty() { "none".to_string() } else { shown.join(", ") }
+        );
+    }
     let mut text = "the batch has no `type` column".to_string();
-    if let Some(like) = names.find(|n| looks_like_type_field(n)) {
-        text.push_str(&format!(" (it has `{like}`: rename that column to `type`)"));
+    if let Some(like) = names.iter().find(|n| looks_like_type_field(n)) {
+        text.push_str(&format!(" (it has `{like}`: give type_field='{like}', or rename that column to `type`)"));
     }
     text
+}
+
+/// The error of a type column that does not hold text.
+pub(crate) fn not_a_type_column(type_field: &str, column: &dyn arrow_array::Array) -> String {
+    format!("`{type_field}` (the type field) must be a string column, found {}", column.data_type())
 }
 
 /// Whether a field named `name` is likely the event type under another name

@@ -127,19 +127,28 @@ impl Runtime {
             self.state.partitions.memory_bytes(),
         );
         let held = self.state.reorder.as_ref().map_or(0, |b| b.memory_bytes());
-        let total = arena + cache + parts + held;
+        let waiting = self.state.deadlines.memory_bytes();
+        let total = arena + cache + parts + held + waiting;
         if total <= self.config.state_budget {
             return Ok(());
         }
         let mib = human_bytes;
-        let why = if held >= arena && held >= cache && held >= parts {
+        let why = if waiting >= arena && waiting >= cache && waiting >= parts && waiting >= held {
+            format!(
+                "{} complex events waiting for the deadline of the trailing ABSENT(...) FOR d hold {}; they wait for \
+                 d: shorten it, or raise max_state_bytes",
+                self.state.deadlines.waiting(),
+                mib(waiting)
+            )
+        } else if held >= arena && held >= cache && held >= parts {
             super::reorder::over_budget_message(self, held)
         } else if parts >= arena && parts >= cache {
             let evicted = self.state.partitions.evicted_count();
             let kept = if evicted > 0 {
                 format!(
                     " {evicted} of them only keep the {} strategy state of runs that left the window \
-                     (the strategy is applied before the window); CONSUME BY or the ALL strategy releases it",
+                     (the strategy is applied before the window); a match under CONSUME BY releases it (under CONSUME BY \
+                     ANY, every key's), and the ALL strategy keeps none.",
                     self.config.query.plan.strategy.keyword()
                 )
             } else {

@@ -9,8 +9,11 @@
 //! fired (emitted) at the first event, of any partition, whose time stamp is after its
 //! deadline, or when the caller advances the watermark past it or closes the deadlines.
 //!
-//! Cancelling is O(1): each key has a generation; an entry of an older generation is
-//! dropped when it reaches the front. Memory is bounded by the events of the last `d`.
+//! Cancelling is O(1) per group: each key has a generation; an entry of an older
+//! generation is dropped when it reaches the front, and the front is kept live (dead
+//! groups there are dropped at once), so that the horizon and the next deadline are
+//! those of a complex event that still waits. Memory is bounded by the complex events
+//! ending in the last `d`.
 
 use super::Runtime;
 use crate::cea::Guard;
@@ -158,12 +161,14 @@ impl Flat {
     }
 }
 
-/// Per partition key: the generation of its entries, how many live groups it has, and
-/// the last time it was used (a deadline it deferred, or a cancelling event's time).
+/// Per partition key: the generation of its entries, how many live groups (and complex
+/// events) it has, and the last time it was used (a deadline it deferred, or a
+/// cancelling event's time).
 #[derive(Clone, Copy, Debug)]
 struct Live {
     generation: u64,
     groups: u64,
+    matches: u64,
     touched: i64,
 }
 
@@ -195,8 +200,16 @@ pub(crate) struct Deadlines {
     /// over since the last [`Runtime::take_emitted_deadlines`], in output order (not
     /// part of snapshots: it describes output already handed over).
     emitted: Option<Vec<i64>>,
+    /// With [`Runtime::record_deferred_positions`]: the positions of the complex events
+    /// deferred since the last [`Runtime::take_deferred_positions`] (not part of
+    /// snapshots: a caller that keeps event data copies them as they come).
+    deferred: Option<Vec<u64>>,
     /// The key of the group being fired (reused).
     key_scratch: Vec<u8>,
+    /// Complex events of live groups: those still waiting for their deadline.
+    waiting: u64,
+    /// Bytes of the keys of `live` (kept up to date, so that the budget reads it in O(1)).
+    key_bytes: usize,
 }
 
 /// Size of `live` below which idle keys are never swept.
@@ -227,7 +240,7 @@ impl Deadlines {
             && self.ready.well_formed(issued, horizon, labels)
     }
 
-    /// The earliest deadline still waiting (cancelled entries included: conservative).
+    /// The earliest deadline still waiting (the front group is live).
     pub(crate) fn next(&self) -> Option<i64> {
         self.groups.front().map(|p| p.deadline)
     }
@@ -245,9 +258,55 @@ impl Deadlines {
                 self.next_generation += 1;
                 live.generation = self.next_generation;
                 live.groups = 0;
+                self.waiting -= live.matches;
+                live.matches = 0;
                 live.touched = w;
+                self.drop_dead_front();
             }
         }
+    }
+
+    /// Whether the group at the front of the queue (`g`, whose key is the front of
+    /// `keys`) is live: its key's generation is still its own. Leaves its key in
+    /// `key_scratch`.
+    fn front_is_live(&mut self, g: &Group) -> bool {
+        self.key_scratch.clear();
+        self.key_scratch.extend(self.keys.range(..g.key_len as usize));
+        matches!(self.live.get(&self.key_scratch[..]), Some(l) if l.generation == g.generation && l.groups > 0)
+    }
+
+    /// Drops the cancelled groups at the front of the queue, so that the front is a
+    /// group that still waits (each group is dropped once: O(1) amortised).
+    fn drop_dead_front(&mut self) {
+        while let Some(g) = self.groups.front().copied() {
+            if self.front_is_live(&g) {
+                return;
+            }
+            self.groups.pop_front();
+            self.keys.drain(..g.key_len as usize);
+            for _ in 0..g.matches {
+                self.queue.pop(&mut |_, _, _| {});
+            }
+        }
+    }
+
+    /// Approximate heap bytes of the waiting complex events, their groups and keys,
+    /// and the ready ones (what the state budget counts).
+    pub(crate) fn memory_bytes(&self) -> usize {
+        let flat = |f: &Flat| {
+            f.heads.capacity() * std::mem::size_of::<Head>() + f.positions.capacity() * 8 + f.labels.capacity() * 4
+        };
+        let keys = self.key_bytes + self.live.capacity() * (std::mem::size_of::<(Vec<u8>, Live)>() + 8);
+        self.groups.capacity() * std::mem::size_of::<Group>()
+            + self.keys.capacity()
+            + flat(&self.queue)
+            + flat(&self.ready)
+            + keys
+    }
+
+    /// Complex events still waiting for their deadline.
+    pub(crate) fn waiting(&self) -> u64 {
+        self.waiting
     }
 
     /// Appends a group for `key` (its complex events are then appended with [`Flat::push`]).
@@ -257,6 +316,7 @@ impl Deadlines {
         let generation = match self.live.get_mut(key) {
             Some(live) => {
                 live.groups += 1;
+                live.matches += u64::from(matches);
                 live.touched = deadline;
                 live.generation
             }
@@ -265,16 +325,24 @@ impl Deadlines {
                     let oldest = deadline.saturating_sub(keep);
                     self.live.retain(|_, l| l.groups > 0 || l.touched >= oldest);
                     self.sweep_at = 2 * self.live.len();
+                    self.key_bytes = self.live.keys().map(Vec::len).sum();
                 }
                 self.next_generation += 1;
-                let live = Live { generation: self.next_generation, groups: 1, touched: deadline };
+                let live = Live {
+                    generation: self.next_generation,
+                    groups: 1,
+                    matches: u64::from(matches),
+                    touched: deadline,
+                };
                 self.live.insert(key.to_vec(), live);
+                self.key_bytes += key.len();
                 self.next_generation
             }
         };
         let key_len = u32::try_from(key.len()).expect("a partition key is shorter than 4 GiB");
         self.keys.extend(key);
         self.groups.push_back(Group { deadline, generation, horizon, key_len, matches });
+        self.waiting += u64::from(matches);
     }
 
     /// Removes the groups with a deadline before `bound` (all with `None`) from the queue:
@@ -293,6 +361,8 @@ impl Deadlines {
             let live = match self.live.get_mut(&self.key_scratch[..]) {
                 Some(l) if l.generation == g.generation && l.groups > 0 => {
                     l.groups -= 1;
+                    l.matches -= u64::from(g.matches);
+                    self.waiting -= u64::from(g.matches);
                     true
                 }
                 _ => false,
@@ -306,6 +376,7 @@ impl Deadlines {
                 }
             }
         }
+        self.drop_dead_front();
         n
     }
 }
@@ -327,9 +398,18 @@ impl From<Wire> for Deadlines {
             p.matches.iter().for_each(|m| d.queue.push_owned(m));
         }
         // A restored key's last use is unknown: it is swept once it is idle.
-        let live = |(k, (generation, groups))| (k, Live { generation, groups, touched: i64::MIN });
+        let live = |(k, (generation, groups))| (k, Live { generation, groups, matches: 0, touched: i64::MIN });
         d.live = w.live.into_iter().map(live).collect();
+        d.key_bytes = d.live.keys().map(Vec::len).sum();
+        // The waiting counts: the complex events of the groups of each key's generation.
+        for p in &w.queue {
+            if let Some(l) = d.live.get_mut(&p.key).filter(|l| l.generation == p.generation && l.groups > 0) {
+                l.matches += p.matches.len() as u64;
+                d.waiting += p.matches.len() as u64;
+            }
+        }
         w.ready.iter().for_each(|m| d.ready.push_owned(m));
+        d.drop_dead_front();
         d
     }
 }
@@ -447,6 +527,9 @@ impl Runtime {
             dl.defer(&self.scratch.key_buf, deadline, horizon, matches, keep);
             for m in buf.iter() {
                 dl.queue.push(m.start, m.end, deadline, m.positions, m.labels);
+                if let Some(d) = &mut dl.deferred {
+                    d.extend_from_slice(m.positions);
+                }
             }
         }
         self.scratch.deferred = Some(buf);
@@ -476,6 +559,22 @@ impl Runtime {
         self.state.deadlines.emitted.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
+    /// Starts (or stops) recording the positions of the complex events that go to wait
+    /// for their deadline, for [`Runtime::take_deferred_positions`]: a caller that
+    /// keeps the events of the window (trimmed at [`Runtime::window_horizon`]) keeps
+    /// those events aside until [`Runtime::horizon`] passes them, instead of every
+    /// event of the last `d`.
+    pub fn record_deferred_positions(&mut self, on: bool) {
+        self.state.deadlines.deferred = on.then(Vec::new);
+    }
+
+    /// The positions of the complex events deferred to their deadline since the last
+    /// call, in no particular order (with repeats); empty unless
+    /// [`Runtime::record_deferred_positions`] is on.
+    pub fn take_deferred_positions(&mut self) -> Vec<u64> {
+        self.state.deadlines.deferred.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
     /// Whether the query ends with a trailing `ABSENT(...) FOR d`.
     pub fn has_deadline(&self) -> bool {
         self.config.deadline.is_some()
@@ -494,8 +593,8 @@ impl Runtime {
         self.state.stats.matches += self.state.deadlines.fire(None, |queue, ready, _| queue.move_first_to(ready));
     }
 
-    /// Complex events waiting for their deadline (cancelled ones not yet dropped included).
+    /// Complex events waiting for their deadline (not those a cancelling event dropped).
     pub fn waiting_deadlines(&self) -> usize {
-        self.state.deadlines.queue.heads.len()
+        self.state.deadlines.waiting() as usize
     }
 }

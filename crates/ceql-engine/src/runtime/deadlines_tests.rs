@@ -35,7 +35,8 @@ fn a_match_fires_after_its_deadline_unless_its_partition_cancels_it() {
     let mut rt = runtime();
     // order 1 at 0 s, order 2 at 1 s, pay 2 at 10 s (before order 2's deadline, 11 s: cancels)
     assert!(push(&mut rt, &[("ORDER", 1, 0), ("ORDER", 2, 1), ("PAY", 2, 10)]).is_empty());
-    assert_eq!(rt.waiting_deadlines(), 2);
+    // the cancelled one no longer waits
+    assert_eq!(rt.waiting_deadlines(), 1);
     // 10 s is not after order 1's deadline; 11 s is; order 2 was cancelled
     assert!(push(&mut rt, &[("PING", 3, 10)]).is_empty());
     assert_eq!(push(&mut rt, &[("PING", 3, 11), ("PING", 3, 30)]), vec![0]);
@@ -71,4 +72,21 @@ fn waiting_matches_keep_the_horizon_back() {
     // the window (1 minute) has passed, the match still waits: its event must stay
     push(&mut rt, &[("PAY", 2, 9), ("X", 2, 9)]);
     assert_eq!(rt.horizon(), 0);
+}
+
+#[test]
+fn a_cancelled_match_neither_waits_nor_keeps_the_horizon_back() {
+    let mut rt = runtime();
+    push(&mut rt, &[("ORDER", 1, 0), ("PAY", 1, 1)]);
+    assert_eq!((rt.waiting_deadlines(), rt.next_deadline()), (0, None));
+    assert!(rt.is_idle());
+    // the window (1 minute) has passed: nothing holds position 0 any more
+    push(&mut rt, &[("PING", 2, 70), ("PING", 2, 71)]);
+    assert_eq!(rt.horizon(), rt.window_horizon());
+    assert!(rt.horizon() > 0);
+    // a key cancelled behind a live one: the count follows, and a snapshot keeps it
+    push(&mut rt, &[("ORDER", 3, 72), ("ORDER", 4, 73), ("PAY", 4, 74)]);
+    assert_eq!(rt.waiting_deadlines(), 1);
+    let restored = Runtime::restore(rt.query().clone(), &rt.snapshot()).unwrap();
+    assert_eq!(restored.waiting_deadlines(), 1);
 }

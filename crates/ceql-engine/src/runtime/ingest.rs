@@ -143,7 +143,7 @@ impl Runtime {
                             return Ok(Outcome::Late);
                         }
                         return Err((
-                            "type".into(),
+                            self.config.options.type_field.clone(),
                             "missing time stamp: the schema declares no primary_time for this event type and no \
                              time_field was given, but other types carry event time"
                                 .into(),

@@ -65,6 +65,10 @@ pub enum LatePolicy {
 /// Options of one evaluation.
 #[derive(Clone, Debug)]
 pub struct RuntimeOptions {
+    /// Field holding the event type of Arrow input and of the bindings' mappings
+    /// (default `type`): data often names it `event_type` or `kind`, and renaming a
+    /// column costs the user a copy (docs/api.md, "Input events: the `type` field").
+    pub type_field: String,
     /// Attribute holding the event time stamp (docs/language.md#s1-4), for duration windows
     /// when the event type declares no `primary_time`.
     pub time_field: Option<String>,
@@ -92,6 +96,7 @@ pub struct RuntimeOptions {
 impl Default for RuntimeOptions {
     fn default() -> Self {
         RuntimeOptions {
+            type_field: crate::DEFAULT_TYPE_FIELD.to_string(),
             time_field: None,
             time_unit_nanos: 1,
             late_time_stamps: LatePolicy::Error,
@@ -195,8 +200,9 @@ impl Runtime {
     }
 
     /// [`Runtime::horizon`] for the matches the automaton can still report (without
-    /// those waiting for a deadline).
-    fn window_horizon(&self) -> u64 {
+    /// those waiting for a deadline, whose positions
+    /// [`Runtime::take_deferred_positions`] gives).
+    pub fn window_horizon(&self) -> u64 {
         match self.config.query.plan.window {
             WindowPlan::Unbounded => 0,
             // A future match ends at j' ≥ position and starts at ≥ j' − n.

@@ -153,7 +153,7 @@ pub struct Partition {
     next: PartitionId,
     live: bool,
     /// Taken off the idle list by [`Partitions::evict_idle`], kept for its strategy
-    /// state only.
+    /// state only; `prev`/`next` then link it on the evicted list.
     evicted: bool,
 }
 
@@ -195,6 +195,10 @@ pub struct Partitions {
     bytes: usize,
     /// Partitions kept only for their strategy state (off the idle list).
     evicted: usize,
+    /// The evicted list, oldest eviction last: a `CONSUME BY ANY` reset drops it
+    /// whole ([`Partitions::drop_evicted`]), as no run may start before the reset.
+    evicted_head: PartitionId,
+    evicted_tail: PartitionId,
 }
 
 /// Approximate heap bytes of a keyed partition with a key of `key_len` bytes: its
@@ -221,6 +225,8 @@ impl Partitions {
             created: 0,
             bytes: 0,
             evicted: 0,
+            evicted_head: PartitionId::NIL,
+            evicted_tail: PartitionId::NIL,
         };
         if !keyed {
             p.slots.push(Partition { live: true, ..Default::default() });
@@ -318,30 +324,55 @@ impl Partitions {
         }
     }
 
-    /// Whether `id` is on the idle list (evicted partitions are not).
+    /// Whether `id` is on a list: the evicted list when it is evicted, else the idle
+    /// list (a partition just created is on neither until its first touch).
     fn is_linked(&self, id: PartitionId) -> bool {
         let p = &self.slots[id.index()];
-        p.prev != PartitionId::NIL || p.next != PartitionId::NIL || self.head == id
+        let head = if p.evicted { self.evicted_head } else { self.head };
+        p.prev != PartitionId::NIL || p.next != PartitionId::NIL || head == id
     }
 
+    /// Takes `id` off the list it is on (see [`Partitions::is_linked`]).
     fn unlink(&mut self, id: PartitionId) {
         if !self.is_linked(id) {
             return;
         }
-        let (prev, next) = (self.slots[id.index()].prev, self.slots[id.index()].next);
+        let p = &self.slots[id.index()];
+        let (prev, next, evicted) = (p.prev, p.next, p.evicted);
         if prev != PartitionId::NIL {
             self.slots[prev.index()].next = next;
+        } else if evicted {
+            self.evicted_head = next;
         } else {
             self.head = next;
         }
         if next != PartitionId::NIL {
             self.slots[next.index()].prev = prev;
+        } else if evicted {
+            self.evicted_tail = prev;
         } else {
             self.tail = prev;
         }
         let p = &mut self.slots[id.index()];
         p.prev = PartitionId::NIL;
         p.next = PartitionId::NIL;
+    }
+
+    /// Marks `id` (on no list) evicted and puts it at the front of the evicted list.
+    fn push_evicted(&mut self, id: PartitionId) {
+        let head = self.evicted_head;
+        let p = &mut self.slots[id.index()];
+        debug_assert!(!p.evicted && p.prev == PartitionId::NIL && p.next == PartitionId::NIL);
+        p.evicted = true;
+        p.next = head;
+        if head != PartitionId::NIL {
+            self.slots[head.index()].prev = id;
+        }
+        self.evicted_head = id;
+        if self.evicted_tail == PartitionId::NIL {
+            self.evicted_tail = id;
+        }
+        self.evicted += 1;
     }
 
     /// Removes a keyed partition, returning its table's union-lists to `pool`. The
@@ -374,20 +405,37 @@ impl Partitions {
     /// strategy state (NEXT/LAST/MAX) keeps that state, which later matches are
     /// compared with (strategy before window, docs/language.md#s3-6): its table is released and it
     /// leaves the idle list until its key is seen again.
+    /// A partition of an earlier reset epoch than `epoch` (`CONSUME BY ANY` consumed
+    /// its runs and its strategy state, lazily) has nothing to keep: it is removed.
     #[inline]
-    pub fn evict_idle(&mut self, tau: i64, pool: &mut Vec<UnionList>) {
+    pub fn evict_idle(&mut self, tau: i64, epoch: u64, pool: &mut Vec<UnionList>) {
         while self.keyed && self.tail != PartitionId::NIL && self.slots[self.tail.index()].last_w < tau {
             let id = self.tail;
-            if self.slots[id.index()].virtual_det == DetId::INITIAL {
+            let p = &self.slots[id.index()];
+            if p.virtual_det == DetId::INITIAL || p.epoch < epoch {
                 self.remove(id, pool);
             } else {
                 let p = &mut self.slots[id.index()];
                 // Only the strategy state stays: the table's memory goes too.
                 pool.extend(std::mem::take(&mut p.table).into_iter().map(|e| e.ul));
-                p.evicted = true;
                 self.unlink(id);
-                self.evicted += 1;
+                self.push_evicted(id);
             }
+        }
+    }
+
+    /// Removes every evicted partition of an earlier reset epoch than `epoch`: after a
+    /// `CONSUME BY ANY` reset no run may start before it (docs/language.md#s3-10), so
+    /// the strategy state they were kept for can no longer matter. Each partition is
+    /// evicted and removed once, so the work is constant per eviction.
+    pub fn drop_evicted(&mut self, epoch: u64, pool: &mut Vec<UnionList>) {
+        let mut id = self.evicted_head;
+        while id != PartitionId::NIL {
+            let next = self.slots[id.index()].next;
+            if self.slots[id.index()].epoch < epoch {
+                self.remove(id, pool);
+            }
+            id = next;
         }
     }
 
@@ -442,8 +490,12 @@ impl Partitions {
         if !self.keyed {
             return Vec::new();
         }
-        let mut out: Vec<&Partition> =
-            self.index.iter().filter(|&&id| !self.is_linked(id)).map(|&id| &self.slots[id.index()]).collect();
+        let mut out: Vec<&Partition> = self
+            .index
+            .iter()
+            .filter(|&&id| self.slots[id.index()].evicted || !self.is_linked(id))
+            .map(|&id| &self.slots[id.index()])
+            .collect();
         out.sort_by(|a, b| (a.last_w, &a.key).cmp(&(b.last_w, &b.key)));
         out
     }
@@ -451,11 +503,10 @@ impl Partitions {
     /// Records the last event's coordinate of a partition without putting it on
     /// the idle list (restoring an evicted partition).
     pub fn set_last_w(&mut self, id: PartitionId, w: i64) {
-        let p = &mut self.slots[id.index()];
-        p.last_w = w;
-        if !p.evicted {
-            p.evicted = true;
-            self.evicted += 1;
+        self.slots[id.index()].last_w = w;
+        if !self.slots[id.index()].evicted {
+            self.unlink(id);
+            self.push_evicted(id);
         }
     }
 

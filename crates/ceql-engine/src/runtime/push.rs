@@ -207,7 +207,7 @@ impl Runtime {
             self.state.arena.expire(tau);
         }
         if self.config.facts.partitioned {
-            self.state.partitions.evict_idle(tau, &mut self.scratch.pool);
+            self.state.partitions.evict_idle(tau, self.state.reset_epoch, &mut self.scratch.pool);
         }
         if self.config.facts.time_based {
             while self.state.coordinate_marks.front().is_some_and(|&(w, _)| w < tau) {

@@ -398,7 +398,10 @@ impl Runtime {
         };
         let drop = self.config.options.late_time_stamps == LatePolicy::Drop;
         let Some(slot) = slot else {
-            return Err(error("type".into(), "max_delay needs a time stamp: give time_field=".into()));
+            return Err(error(
+                self.config.options.type_field.clone(),
+                "max_delay needs a time stamp: give time_field=".into(),
+            ));
         };
         let name = self.config.layout[slot as usize].clone();
         let time = match time_of(values, slot, factor) {

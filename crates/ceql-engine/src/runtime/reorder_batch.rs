@@ -27,10 +27,12 @@ impl Runtime {
         let error = |field: &str, msg: String| EventError::new(position, field, None, msg);
         let schema = batch.schema();
         let col = |name: &str| schema.index_of(name).ok().map(|i| batch.column(i));
-        let type_col = col("type")
-            .ok_or_else(|| error("type", super::batch::no_type_column(schema.fields().iter().map(|f| f.name()))))?;
+        let type_field = self.config.options.type_field.clone();
+        let type_col = col(&type_field).ok_or_else(|| {
+            error(&type_field, super::batch::no_type_column(&type_field, schema.fields().iter().map(|f| f.name())))
+        })?;
         let types = StrColumn::of(type_col)
-            .ok_or_else(|| error("type", format!("`type` must be a string column, found {}", type_col.data_type())))?;
+            .ok_or_else(|| error(&type_field, super::batch::not_a_type_column(&type_field, type_col)))?;
         let streams = match col("stream") {
             Some(c) => Some(StrColumn::of(c).ok_or_else(|| {
                 error("stream", format!("`stream` must be a string column, found {}", c.data_type()))
@@ -56,7 +58,7 @@ impl Runtime {
         }
         let mut values: Vec<ValueRef<'_>> = Vec::with_capacity(columns.len());
         for row in 0..batch.num_rows() {
-            let ty = types.get(row).ok_or_else(|| error("type", format!("row {row} has no `type`")))?;
+            let ty = types.get(row).ok_or_else(|| error(&type_field, format!("row {row} has no `{type_field}`")))?;
             let stream = streams.as_ref().and_then(|s| s.get(row));
             values.clear();
             values.extend(columns.iter().map(|c| c.get(row)));

@@ -23,15 +23,17 @@ type OutputKey = Vec<u64>;
 impl Runtime {
     /// Keeps the attribute values the residual filters read for the event at
     /// `position`, after forgetting those no future output can contain (the rows
-    /// before [`Runtime::horizon`]: the store is trimmed with the window).
+    /// before the window's horizon: the store is trimmed with the window).
     #[inline(never)]
     pub(super) fn store_values<R: Row + ?Sized>(&mut self, ty: TypeId, row: &R, position: u64) {
         if self.config.facts.every_row {
             return; // stored with every accepted event (`store_every_event`)
         }
         // The position is committed, so `horizon` speaks for the next event; this
-        // event's outputs may start one position earlier (`WITHIN n EVENTS`).
-        let horizon = self.horizon().saturating_sub(1);
+        // event's outputs may start one position earlier (`WITHIN n EVENTS`). The
+        // complex events waiting for a deadline passed their filters when they ended
+        // (and have no measures, E0500): the window's horizon, not theirs.
+        let horizon = self.window_horizon().saturating_sub(1);
         self.state.values.trim(horizon);
         if ty == crate::det::OTHER_TYPE {
             return; // never captured
@@ -45,7 +47,7 @@ impl Runtime {
     /// the ones the automaton skips. Called once the position is committed.
     #[inline(never)]
     pub(super) fn store_every_event<R: Row + ?Sized>(&mut self, ty: TypeId, row: &R, position: u64) {
-        let horizon = self.horizon().saturating_sub(1);
+        let horizon = self.window_horizon().saturating_sub(1);
         self.state.values.trim(horizon);
         if ty == crate::det::OTHER_TYPE {
             return; // never captured, never absent

@@ -20,8 +20,8 @@ const MAGIC: &[u8; 8] = b"CEQLSNAP";
 /// capture labels); 7: the attribute values kept for filters between events; the
 /// state ends with the complex events waiting for the deadline of a trailing
 /// absence and the reorder buffer, in that order; 8: the window coordinate of the last NaN
-/// routing value, before the reorder buffer).
-pub const SNAPSHOT_VERSION: u32 = 8;
+/// routing value, before the reorder buffer; 9: the options carry `type_field`).
+pub const SNAPSHOT_VERSION: u32 = 9;
 
 /// Why a snapshot cannot be restored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +37,7 @@ impl std::error::Error for SnapshotError {}
 
 #[derive(Serialize, Deserialize)]
 struct Options {
+    type_field: String,
     time_field: Option<String>,
     time_unit_nanos: i64,
     late_drop: bool,
@@ -111,6 +112,7 @@ impl Runtime {
         let state = State {
             fingerprint: self.config.query.fingerprint,
             options: Options {
+                type_field: o.type_field.clone(),
                 time_field: o.time_field.clone(),
                 time_unit_nanos: o.time_unit_nanos,
                 late_drop: o.late_time_stamps == LatePolicy::Drop,
@@ -171,7 +173,13 @@ impl Runtime {
         if state.reorder.is_some() && o.time_field.is_none() && query.primary_time.iter().all(Option::is_none) {
             return Err(SnapshotError("a reorder buffer without a time stamp".into()));
         }
+        if o.type_field.is_empty()
+            || crate::is_reserved_field(&o.type_field) && o.type_field != crate::DEFAULT_TYPE_FIELD
+        {
+            return Err(SnapshotError(format!("a type field named `{}`", o.type_field)));
+        }
         let options = RuntimeOptions {
+            type_field: o.type_field,
             time_field: o.time_field,
             time_unit_nanos: o.time_unit_nanos,
             late_time_stamps: if o.late_drop { LatePolicy::Drop } else { LatePolicy::Error },

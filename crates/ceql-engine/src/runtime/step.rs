@@ -306,12 +306,14 @@ impl Runtime {
         // CONSUME BY (docs/language.md#s3-10): tested on O_j before LIMIT.
         let reset = any && self.config.facts.consume != ConsumePolicy::None;
         let mut next_virtual = next_virtual;
+        let mut reset_all = false;
         if reset {
             self.scratch.pool.extend(next.drain(..).map(|e| e.ul));
             dets = 0;
             next_virtual = DetId::INITIAL;
             if self.config.facts.consume == ConsumePolicy::Any || !self.state.partitions.keyed() {
                 self.state.reset_epoch += 1;
+                reset_all = true;
             }
         }
         let part = self.state.partitions.get_mut(pid);
@@ -320,6 +322,11 @@ impl Runtime {
         part.epoch = self.state.reset_epoch;
         part.virtual_det = next_virtual;
         self.state.partitions.touch(pid, w);
+        if reset_all {
+            // The other partitions are reset lazily, when touched; those kept only for
+            // their strategy state may never be: they go now.
+            self.state.partitions.drop_evicted(self.state.reset_epoch, &mut self.scratch.pool);
+        }
         let part = self.state.partitions.get_mut(pid);
         if part.table.is_empty() && part.virtual_det == DetId::INITIAL {
             self.state.partitions.remove(pid, &mut self.scratch.pool);

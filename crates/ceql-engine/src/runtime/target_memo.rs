@@ -54,7 +54,7 @@ impl<'a> TargetMemo<'a> {
         row: usize,
     ) -> Result<Target, EventError> {
         let Some(ty) = types.get(row) else {
-            return Err(EventError::new(rt.next_position(), "type", None, "event type is null"));
+            return Err(EventError::new(rt.next_position(), &rt.config.options.type_field, None, "event type is null"));
         };
         let stream = streams.and_then(|s| s.get(row));
         let err = |(field, msg): (&'static str, String)| EventError::new(rt.next_position(), field, Some(ty), msg);
