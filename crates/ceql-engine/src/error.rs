@@ -72,6 +72,9 @@ pub enum EventErrorKind {
     /// The evaluation's state (partitions, partial matches, determinization cache)
     /// outgrew its budget; the message says which part and how to bound it.
     StateMemory,
+    /// The caller's interrupt check stopped the evaluation of the event
+    /// ([`crate::Runtime::set_interrupt_check`]); the evaluation cannot go on.
+    Interrupted,
 }
 
 impl EventError {

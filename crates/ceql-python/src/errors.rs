@@ -29,8 +29,32 @@ pub fn event_error(py: Python<'_>, e: &EventError) -> PyErr {
     let factory = match e.kind {
         ceql_engine::EventErrorKind::Data => "_event_error",
         ceql_engine::EventErrorKind::OutputMemory | ceql_engine::EventErrorKind::StateMemory => "_memory_error",
+        // The exception a signal handler raised (KeyboardInterrupt), left pending by
+        // `signal_check`.
+        ceql_engine::EventErrorKind::Interrupted => {
+            return PyErr::take(py).unwrap_or_else(|| pyo3::exceptions::PyValueError::new_err(INTERRUPTED))
+        }
     };
     from_factory(py, factory, (e.position, e.field.clone(), e.event_type.clone(), e.message.clone(), e.to_string()))
+}
+
+/// Why an interrupted stream refuses to go on.
+pub const INTERRUPTED: &str = "this stream was interrupted (KeyboardInterrupt) in the middle of an event and cannot \
+                               continue: restore a snapshot taken before, or start a new stream";
+
+/// The engine's interrupt check: runs Python's signal handlers (so that Ctrl-C stops
+/// a long evaluation of one event); when one raises, the exception is left pending
+/// for [`event_error`] and the evaluation stops.
+pub fn signal_check() -> Box<dyn FnMut() -> bool + Send + Sync> {
+    Box::new(|| {
+        Python::attach(|py| match py.check_signals() {
+            Ok(()) => false,
+            Err(e) => {
+                e.restore(py);
+                true
+            }
+        })
+    })
 }
 
 /// A bug in the engine.

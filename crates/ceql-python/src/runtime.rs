@@ -40,6 +40,16 @@ impl NativeRuntime {
         Ok(())
     }
 
+    /// Refuses to go on after an interrupted event (its state is half updated): the
+    /// pushes are refused by the engine, this refuses the rest (flush, deadlines,
+    /// snapshot). The matches of earlier events stay readable.
+    fn usable(&self) -> PyResult<()> {
+        if self.rt.interrupted() {
+            return Err(PyValueError::new_err(crate::errors::INTERRUPTED));
+        }
+        Ok(())
+    }
+
     /// Runs `f`; a panic poisons the runtime.
     fn run<T>(&mut self, py: Python<'_>, f: impl FnOnce(&mut Self) -> PyResult<T>) -> PyResult<T> {
         self.check(py)?;
@@ -178,6 +188,7 @@ impl NativeRuntime {
         let mut rt = Runtime::new(query.inner.clone(), options);
         rt.check_reorder_options().map_err(PyValueError::new_err)?;
         rt.record_deadlines(rt.has_deadline());
+        rt.set_interrupt_check(Some(crate::errors::signal_check()));
         Ok(NativeRuntime {
             names: captures.then(|| Arc::new(query.inner.capture_names())),
             measure_names: Arc::new(query.inner.measure_names()),
@@ -327,6 +338,7 @@ impl NativeRuntime {
     /// Releases every held event; returns the matches.
     #[pyo3(signature = (source=None))]
     fn flush<'py>(&mut self, py: Python<'py>, source: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyList>> {
+        self.usable()?;
         self.run(py, |this| {
             this.out.clear();
             this.rt.flush_delayed(&mut this.out).map_err(|e| event_error(py, &e))?;
@@ -437,6 +449,7 @@ impl NativeRuntime {
         source: Option<Py<PyAny>>,
         take: bool,
     ) -> PyResult<Bound<'py, PyList>> {
+        self.usable()?;
         let v = to_value(time)?.map_err(PyValueError::new_err)?;
         let w = if self.rt.reorders() {
             reorder_time(v.as_ref(), self.rt.options().time_unit_nanos)?
@@ -457,6 +470,7 @@ impl NativeRuntime {
     /// input is over) and returns them.
     #[pyo3(signature = (source=None))]
     fn close_deadlines<'py>(&mut self, py: Python<'py>, source: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyList>> {
+        self.usable()?;
         self.run(py, |this| {
             this.rt.close_deadlines();
             this.out.clear();
@@ -513,6 +527,7 @@ impl NativeRuntime {
 
     /// Versioned binary snapshot of the evaluation state.
     fn snapshot<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        self.usable()?;
         let bytes = self.run(py, |this| Ok(this.rt.snapshot()))?;
         Ok(PyBytes::new(py, &bytes))
     }
@@ -524,6 +539,7 @@ impl NativeRuntime {
             let mut rt =
                 Runtime::restore(query.inner.clone(), data).map_err(|e| PyValueError::new_err(e.to_string()))?;
             rt.record_deadlines(rt.has_deadline());
+            rt.set_interrupt_check(Some(crate::errors::signal_check()));
             Ok(NativeRuntime {
                 names: rt.options().captures.then(|| Arc::new(query.inner.capture_names())),
                 measure_names: Arc::new(query.inner.measure_names()),

@@ -77,7 +77,12 @@ fn check_placement(c: &Cel) -> Result<(), Diagnostic> {
         CelKind::Absent(..) => Err(misplaced(c, "ABSENT(...) is not an operand of a `;` sequence")),
         CelKind::Atom(_) | CelKind::Not(_) => Ok(()),
         CelKind::Seq(..) => check_chain(&seq_chain(c)),
-        CelKind::As(x, _) | CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => check_placement(x),
+        CelKind::As(x, _) | CelKind::Filter(x, _) => match trailing_deadline(x) {
+            // `ψ ; ABSENT(T) FOR d FILTER θ`: FILTER and AS bind looser than `;`.
+            Some(d) => Err(wrapped_for(d, matches!(c.kind, CelKind::Filter(..)))),
+            None => check_placement(x),
+        },
+        CelKind::Plus(x) | CelKind::ContiguousPlus(x) => check_placement(x),
         CelKind::Contiguous(a, b) | CelKind::Or(a, b) | CelKind::And(a, b) => {
             check_placement(a)?;
             check_placement(b)
@@ -103,6 +108,34 @@ fn check_chain(chain: &[&Cel]) -> Result<(), Diagnostic> {
         ));
     }
     chain.iter().filter(|e| !is_absent(e)).try_for_each(|e| check_placement(e))
+}
+
+/// The deadline of a `;` chain that ends with `ABSENT(...) FOR d`.
+fn trailing_deadline(c: &Cel) -> Option<&Deadline> {
+    match &c.kind {
+        CelKind::Seq(..) => match &seq_chain(c).last()?.kind {
+            CelKind::Absent(_, Some(d)) => Some(d),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `ψ ; ABSENT(T) FOR d` under a FILTER or AS: the absence no longer ends the formula.
+fn wrapped_for(d: &Deadline, filter: bool) -> Diagnostic {
+    let (what, fix) = if filter {
+        ("a FILTER", "put the filter on the pattern before the absence: `(ψ FILTER θ) ; ABSENT(T) FOR d`")
+    } else {
+        ("an AS", "name the pattern before the absence: `(ψ) AS x ; ABSENT(T) FOR d`")
+    };
+    Diagnostic::error(
+        "E0303",
+        format!(
+            "{what} follows `ABSENT(...) FOR d`, which must end the whole formula (FILTER and AS bind looser than `;`)"
+        ),
+        d.span,
+    )
+    .with_label(fix)
 }
 
 fn misplaced_for(d: &Deadline) -> Diagnostic {

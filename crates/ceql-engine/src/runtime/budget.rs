@@ -119,6 +119,11 @@ impl Runtime {
     /// `max_state_bytes`; the message names the part that dominates. Costs a few
     /// dozen instructions: call it between batches of events, not per event.
     pub fn check_state_budget(&self) -> Result<(), EventError> {
+        // Every push path checks the budget first: an interrupted evaluation (whose
+        // state is half updated) is refused there too.
+        if self.interrupt.hit {
+            return Err(Self::interrupted_error(self.state.position));
+        }
         // The values kept for filters between events live as long as the tECS nodes
         // (the window): they count with the arena.
         let (arena, cache, parts) = (

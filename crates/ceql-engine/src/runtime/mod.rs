@@ -14,6 +14,7 @@ mod deadlines;
 mod deadlines_tests;
 mod in_place;
 mod ingest;
+mod interrupt;
 #[cfg(test)]
 mod narrow_output_tests;
 mod partition;
@@ -160,6 +161,7 @@ pub struct Runtime {
     pub(crate) config: Config,
     pub(crate) state: State,
     pub(crate) scratch: Scratch,
+    pub(crate) interrupt: interrupt::Interrupt,
 }
 
 impl Runtime {
@@ -168,7 +170,7 @@ impl Runtime {
         let config = Config::new(query, options);
         let state = State::new(&config);
         let scratch = Scratch::new(&config.query);
-        Runtime { config, state, scratch }
+        Runtime { config, state, scratch, interrupt: interrupt::Interrupt::default() }
     }
 
     /// The compiled query.

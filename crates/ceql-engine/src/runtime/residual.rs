@@ -83,7 +83,20 @@ impl Runtime {
         let mut chosen = Chosen::default();
         let mut any = false;
         let mut error = None;
+        // The caller's interrupt check, polled every POLL_EVERY valuations, full or partial.
+        let check = std::cell::RefCell::new(self.interrupt.check.take());
+        let (polls, stopped) = (std::cell::Cell::new(0u32), std::cell::Cell::new(false));
+        let poll = || {
+            polls.set(polls.get().wrapping_add(1));
+            if polls.get() % super::interrupt::POLL_EVERY == 0 && check.borrow_mut().as_mut().is_some_and(|f| f()) {
+                stopped.set(true);
+            }
+            stopped.get()
+        };
         let mut each = |c: &MatchBuffer<u64>| -> bool {
+            if poll() {
+                return false;
+            }
             let m = c.get(0);
             let labels = m.labels;
             let captures = |i: usize, v: crate::analyze::VarId| plan.captures(labels[i], v);
@@ -126,6 +139,9 @@ impl Runtime {
         let prunable: Vec<&crate::residual::FilterIr> = plan.filters.iter().filter(|f| f.prunable()).collect();
         let mut words: Vec<u64> = Vec::new();
         let mut keep = |partial: &[u64]| -> bool {
+            if poll() {
+                return false;
+            }
             words.clear();
             words.extend(partial.iter().map(|w| w & crate::cea::POSITION_MASK));
             let captures =
@@ -162,6 +178,8 @@ impl Runtime {
         self.scratch.residual_error = error.or(emitter.error);
         self.scratch.candidates = one;
         self.scratch.enumerator = enumerator;
+        self.interrupt.check = check.into_inner();
+        self.interrupt.hit |= stopped.get();
         any
     }
 }

@@ -147,7 +147,13 @@ impl Runtime {
         out: &mut MatchBuffer<P>,
     ) -> Result<(), crate::error::EventError> {
         if self.state.cache.captures() {
+            let before = out.len();
             self.on_event_captures(pid, begun, class, position, w, tau, (ty, row), out)?;
+            if self.interrupt.hit {
+                // Its complex events found so far are not all of them: none is reported.
+                out.truncate(before);
+                return Err(Self::interrupted_error(position));
+            }
             if let Some(e) = self.scratch.residual_error.take() {
                 let type_name = (ty != crate::det::OTHER_TYPE).then(|| self.config.query.type_name(ty));
                 return Err(crate::error::EventError::new(position, e.field, type_name.as_deref(), e.message));
