@@ -49,3 +49,29 @@ def test_the_rewrite_with_a_filter_between_events_before_the_absence():
     q = ceql.compile("SELECT * FROM Shop WHERE (ORDER AS o ; PAYMENT AS p FILTER p[amt >= o.amt]) ; "
                      "ABSENT(SHIP) FOR 30 seconds PARTITION BY [id] WITHIN 1 minute")
     assert [m.positions for m in q.run(events, time_field="t", time_unit="s")] == [(0, 1)]
+
+
+@pytest.mark.parametrize(
+    "where, label",
+    [
+        ("A FILTER A[minute > 5]", "`minute` is a reserved word: write `` `minute` ``"),
+        ("A AS last", "`last` is a reserved word"),
+        ("A FILTER A[last > 5]", "for an attribute named `last`, write `` `last` ``"),
+        ("B*", "CEQL has no `*`, `?` or `{n,m}`"),
+        ("B{2,3}", "docs/guide/patterns.md#quantifiers"),
+        ("A WITHIN 10 min", "time units: MILLISECOND(S) or MS, SECOND(S), MINUTE(S), HOUR(S), DAY(S)"),
+        ("A AS a ; B FILTER B[v > count(a.v)]", "count takes a variable"),
+        ("A ; B FILTER B[PREV(B.v) > 1]", "PREV takes an attribute of the filtered event"),
+        ("A AS a ; B FILTER B[v > avg(a)]", "`avg` takes an attribute of a variable"),
+    ],
+)
+def test_a_syntax_error_says_what_was_meant(where, label):
+    """The reviewer's syntax errors whose caret said only 'unexpected token'."""
+    with pytest.raises(ceql.CeqlSyntaxError) as e:
+        ceql.compile(f"SELECT * FROM S WHERE {where}")
+    assert e.value.code == "E0100" and label in str(e.value)
+
+
+def test_a_reserved_word_in_backquotes_is_a_name():
+    q = ceql.compile("SELECT * FROM S WHERE A FILTER A[`minute` > 5 AND `last` < 3]")
+    assert [m.positions for m in q.run([{"type": "A", "minute": 6, "last": 1}, {"type": "A", "minute": 5}])] == [(0,)]

@@ -132,7 +132,9 @@ impl Runtime {
             self.state.partitions.memory_bytes(),
         );
         let held = self.state.reorder.as_ref().map_or(0, |b| b.memory_bytes());
-        let waiting = self.state.deadlines.memory_bytes();
+        // Only a trailing absence has waiting complex events (this runs per event of
+        // the mapping path: keep the other queries' check as short as it was).
+        let waiting = if self.config.deadline.is_some() { self.state.deadlines.memory_bytes() } else { 0 };
         let total = arena + cache + parts + held + waiting;
         if total <= self.config.state_budget {
             return Ok(());

@@ -306,13 +306,14 @@ impl Partitions {
     }
 
     /// Makes `id` the most recently touched partition.
+    #[inline]
     fn move_to_front(&mut self, id: PartitionId) {
-        self.unlink(id);
-        let p = &mut self.slots[id.index()];
-        if p.evicted {
-            p.evicted = false;
-            self.evicted -= 1;
+        if self.slots[id.index()].evicted {
+            self.revive(id);
+        } else {
+            self.unlink_from(id, false);
         }
+        let p = &mut self.slots[id.index()];
         p.prev = PartitionId::NIL;
         p.next = self.head;
         if self.head != PartitionId::NIL {
@@ -322,6 +323,15 @@ impl Partitions {
         if self.tail == PartitionId::NIL {
             self.tail = id;
         }
+    }
+
+    /// Takes an evicted partition whose key came back off the evicted list.
+    #[cold]
+    #[inline(never)]
+    fn revive(&mut self, id: PartitionId) {
+        self.unlink_from(id, true);
+        self.slots[id.index()].evicted = false;
+        self.evicted -= 1;
     }
 
     /// Whether `id` is on a list: the evicted list when it is evicted, else the idle
@@ -334,11 +344,20 @@ impl Partitions {
 
     /// Takes `id` off the list it is on (see [`Partitions::is_linked`]).
     fn unlink(&mut self, id: PartitionId) {
-        if !self.is_linked(id) {
+        let evicted = self.slots[id.index()].evicted;
+        self.unlink_from(id, evicted);
+    }
+
+    /// Takes `id` off the evicted list (`evicted`) or the idle list, if it is on it.
+    /// Inlined with a constant `evicted` in the per-event path, where it is the idle
+    /// list's unlink alone.
+    #[inline(always)]
+    fn unlink_from(&mut self, id: PartitionId, evicted: bool) {
+        let head = if evicted { self.evicted_head } else { self.head };
+        let (prev, next) = (self.slots[id.index()].prev, self.slots[id.index()].next);
+        if prev == PartitionId::NIL && next == PartitionId::NIL && head != id {
             return;
         }
-        let p = &self.slots[id.index()];
-        let (prev, next, evicted) = (p.prev, p.next, p.evicted);
         if prev != PartitionId::NIL {
             self.slots[prev.index()].next = next;
         } else if evicted {

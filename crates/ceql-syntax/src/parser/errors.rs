@@ -30,21 +30,107 @@ pub(crate) fn from_pest(source: &str, err: pest::error::Error<Rule>) -> Diagnost
         _ => format!("expected {}, found {found_text}", join_alternatives(&expected)),
     };
     let span = Span::new(pos, pos + found.len());
-    Diagnostic::error("E0100", message, span).with_label(label_for(found, &expected))
+    Diagnostic::error("E0100", message, span).with_label(label_for(source, pos, found, &expected))
 }
 
-/// The caret's label: a clause keyword found where the parser was between clauses
-/// (it expected the end of the query or another clause) is a clause out of order (a
-/// user from SQL or FlinkCEP may write WITHIN first), and the label gives the order
-/// (docs/language.md#s2-2); a reserved word used as a name is not.
-fn label_for(found: &str, expected: &[&str]) -> &'static str {
+/// Words the grammar reserves (its `reserved` rule, docs/language.md#s2-1): not names
+/// unless written in backquotes.
+const RESERVED: [&str; 34] = [
+    "ALL",
+    "AND",
+    "ANY",
+    "AS",
+    "BY",
+    "CONSUME",
+    "DISTINCT",
+    "EVENTS",
+    "EVENT",
+    "FILTER",
+    "FROM",
+    "HOURS",
+    "HOUR",
+    "IN",
+    "LAST",
+    "LIKE",
+    "LIMIT",
+    "MAX",
+    "MINUTES",
+    "MINUTE",
+    "NEXT",
+    "NONE",
+    "NOT",
+    "OR",
+    "PARTITION",
+    "RANGE",
+    "SECONDS",
+    "SECOND",
+    "SELECT",
+    "STREAM",
+    "STRICT",
+    "UNLESS",
+    "WHERE",
+    "WITHIN",
+];
+
+/// Words that open a call: the aggregates and `PREV` (docs/language.md#s3-4a).
+const CALLS: [&str; 8] = ["COUNT", "SUM", "AVG", "MIN", "MAX", "FIRST", "LAST", "PREV"];
+
+/// The caret's label: what the user most likely meant, when the context says it, else
+/// "unexpected token".
+///
+/// * A clause keyword found where the parser was between clauses (it expected the end of
+///   the query or another clause) is a clause out of order (a user from SQL or FlinkCEP
+///   may write WITHIN first): the label gives the order (docs/language.md#s2-2).
+/// * A reserved word where a name was expected (an attribute `minute`, a variable
+///   `last`), or an aggregate's name not followed by `(` (a price field named `last`):
+///   backquotes make it a name.
+/// * `*`, `?` or `{` after a pattern: CEQL has `+` only; the patterns guide rewrites the
+///   others.
+/// * A word where a time unit was expected: the units.
+/// * `count(a.v)`, `PREV(b.v)`, `avg(a)`: what each call takes.
+fn label_for(source: &str, pos: usize, found: &str, expected: &[&str]) -> String {
     const CLAUSES: [&str; 6] = ["FROM", "WHERE", "PARTITION", "WITHIN", "CONSUME", "LIMIT"];
-    let between_clauses = expected.iter().any(|e| *e == "end of query" || CLAUSES.contains(e));
-    if between_clauses && CLAUSES.iter().any(|c| c.eq_ignore_ascii_case(found)) {
+    let is = |words: &[&str], w: &str| words.iter().any(|k| k.eq_ignore_ascii_case(w));
+    let expects = |what: &str| expected.contains(&what);
+    let between_clauses = expects("end of query") || expected.iter().any(|e| CLAUSES.contains(e));
+    let (call, opened) = call_before(source, pos);
+    if between_clauses && is(&CLAUSES, found) {
         "clauses come in this order: SELECT, FROM, WHERE (with its FILTERs), PARTITION BY, WITHIN, CONSUME BY, LIMIT"
+            .into()
+    } else if is(&RESERVED, found) && ["name", "predicate", "expression", "variable"].iter().any(|w| expects(w)) {
+        format!("`{found}` is a reserved word: write `` `{found}` `` (in backquotes) to use it as a name")
+    } else if expected == ["`(`"] && !opened && is(&CALLS, call) {
+        format!("`{call}` is a call here, `{call}(...)`; for an attribute named `{call}`, write `` `{call}` ``")
+    } else if matches!(found, "*" | "?" | "{") && expects("`+`") {
+        "CEQL has no `*`, `?` or `{n,m}`: `B+` is one or more; write `?` and `{n,m}` with OR or a count filter \
+         (docs/guide/patterns.md#quantifiers)"
+            .into()
+    } else if expects("time unit") && found.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        "time units: MILLISECOND(S) or MS, SECOND(S), MINUTE(S), HOUR(S), DAY(S)".into()
+    } else if found == "." && opened && call.eq_ignore_ascii_case("COUNT") {
+        "count takes a variable: `count(b)` counts the events `b` captured".into()
+    } else if found == "." && opened && call.eq_ignore_ascii_case("PREV") {
+        "PREV takes an attribute of the filtered event: `b[v > PREV(v)]`".into()
+    } else if found == ")" && opened && is(&CALLS[1..7], call) {
+        format!("`{call}` takes an attribute of a variable: `{call}(b.price)`")
     } else {
-        "unexpected token"
+        "unexpected token".into()
     }
+}
+
+/// The word of the call the caret is in or after: `(count, true)` for `count(a` (the
+/// caret inside its parentheses), `(last, false)` for `last` right before the caret.
+fn call_before(source: &str, pos: usize) -> (&str, bool) {
+    let head = source[..pos].trim_end();
+    let word_end = |t: &str| t.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+    let last = &head[word_end(head)..];
+    // Inside `f(x`: the word before the last `(`, with only a name between.
+    let inner = head.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '_').trim_end();
+    if let Some(before) = inner.strip_suffix('(') {
+        let before = before.trim_end();
+        return (&before[word_end(before)..], true);
+    }
+    (last, false)
 }
 
 fn join_alternatives(items: &[&str]) -> String {
