@@ -57,10 +57,10 @@ _BLOCK = 1 << 20  # pyarrow's JSON block size; a line longer than a block needs 
 
 
 def read_events(path: Path, type_field: Optional[str], time_fields: Sequence[str] = (),
-                text_columns: Sequence[str] = ()) -> Tuple[Events, Optional[Any]]:
-    """The events of ``path`` with their event-type column named ``type``
-    (``type_field``, else ``type``, else ``event_type``), and the first bad value
-    found while reading, if any: an integer beyond 64 bits that pyarrow read as a
+                text_columns: Sequence[str] = ()) -> Tuple[Events, Optional[Any], str]:
+    """The events of ``path``, the first bad value found while reading, if any, and the
+    name of their event-type column (``type_field``, else ``type``, else
+    ``event_type``; the engine reads it there, nothing is renamed). The bad value is an integer beyond 64 bits that pyarrow read as a
     double, or a time stamp that is not one. Text is text but in the
     ``time_fields`` columns (``--time-field``, and the attributes declared
     ``primary_time``), where ISO 8601 text is a time stamp (:mod:`ceql._cli_times`);
@@ -81,13 +81,13 @@ def read_events(path: Path, type_field: Optional[str], time_fields: Sequence[str
         wide = None if isinstance(events, Rows) or kind == "parquet" else first_wide_integer(path, events, kind)
     except (OSError, pa.ArrowException, UnicodeDecodeError, ValueError) as e:
         raise FileError(f"cannot read {path}: {_one_line(e)}") from None
-    events = _type_column(events, type_field)
+    type_field = _type_column(events, type_field)
     bad: Optional[Any] = wide
     for field in dict.fromkeys(time_fields):
         events, bad_time = _iso_time(events, field)
         if bad_time is not None and (bad is None or bad_time.position < bad.position):
             bad = bad_time
-    return events, bad
+    return events, bad, type_field
 
 
 def _is_empty(path: str) -> bool:
@@ -226,12 +226,14 @@ def _python_json_lines(path: Path) -> Rows:
     return Rows(rows)
 
 
-def _type_column(events: Events, requested: Optional[str]) -> Events:
-    """Renames the event-type column to ``type`` (and a column already named
-    ``type`` to ``_type``)."""
+def _type_column(events: Events, requested: Optional[str]) -> str:
+    """The name of the event-type column: ``requested`` (``--type-field``), else
+    ``type``, else ``event_type``. It stays an attribute of the events, as with the
+    API's ``type_field=`` (docs/api.md), and a column named ``type`` beside it is an
+    ordinary field."""
     names = events.names if isinstance(events, Rows) else events.column_names
     if not names and not events.num_rows:
-        return events  # an empty file: no events, so no column to look for
+        return requested or "type"  # an empty file: no events, so no column to look for
     source = requested or ("type" if "type" in names else "event_type" if "event_type" in names else None)
     if source is None or source not in names:
         listed = ", ".join(names) if names else "none"
@@ -239,12 +241,9 @@ def _type_column(events: Events, requested: Optional[str]) -> Events:
             raise UsageError(f"the input has no column `{requested}` for --type-field (columns: {listed})")
         raise UsageError(f"the input has no event-type column, `type` or `event_type` (columns: {listed}); "
                          "name it with --type-field")
-    if source == "type":
-        return events
-    rename = {source: "type", "type": "_type"}
-    if isinstance(events, Rows):
-        return Rows([{rename.get(k, k): v for k, v in r.items()} for r in events.rows])
-    return events.rename_columns([rename.get(n, n) for n in names])
+    if source == "stream":
+        raise UsageError("--type-field cannot be `stream`: that column names the stream an event belongs to")
+    return source
 
 
 def _one_line(e: BaseException) -> str:

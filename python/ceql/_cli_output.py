@@ -11,6 +11,7 @@ and times in ISO 8601, other values as their ``str``.
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import math
 import sys
@@ -34,7 +35,14 @@ def json_value(v: Any) -> Any:
 
 
 def _default(v: Any) -> Any:
-    """Values json does not know: ISO 8601 for dates and times, else ``str``."""
+    """Values json does not know: ISO 8601 for dates and times, else ``str``. A time
+    stamp without a zone is UTC (the command line reads every ISO 8601 time as UTC
+    instants, docs/language.md#s1-4) and is written with ``Z``, so that a reader that
+    takes zone-less times as local ones does not shift it."""
+    if isinstance(v, _dt.datetime) and v.tzinfo is None:  # pandas' Timestamp too
+        return v.isoformat() + "Z"
+    if type(v).__name__ == "datetime64":
+        return str(v) + "Z"
     return v.isoformat() if hasattr(v, "isoformat") else str(v)
 
 

@@ -75,15 +75,17 @@ def _ordinal(n: int) -> str:
     return f"{n}{tail}"
 
 
-def save(sample: PlotSample, events: Any, path: str, name: str, partition_by: Optional[str]) -> None:
-    """Draws the sample over ``events`` (the whole input, as read) into ``path``."""
+def save(sample: PlotSample, events: Any, path: str, name: str, partition_by: Optional[str],
+         type_field: str = "type") -> None:
+    """Draws the sample over ``events`` (the whole input, as read, its type in
+    ``type_field``) into ``path``."""
     from .plot import save_timeline
 
     n = events.num_rows if hasattr(events, "num_rows") else len(events)
     title = f"{name}: {sample.seen:,} matches over {n:,} events"
     if sample.stride > 1:
         title += f" (drawn from every {_ordinal(sample.stride)} match: {len(sample.kept):,})"
-    save_timeline(sample.kept, events, path, partition_by=partition_by, title=title)
+    save_timeline(sample.kept, events, path, partition_by=partition_by, title=title, type_field=type_field)
 
 
 def partition_lanes(events: Any, groups: List[List[str]]) -> Tuple[Any, Optional[str]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import heapq
 from typing import Any, Dict, List, Optional, Sequence
 
 
@@ -132,7 +133,7 @@ class Retained:
     one by one, so that the chunks follow the window and not the last ``d``.
     """
 
-    __slots__ = ("starts", "sources", "lo", "tail", "tail_size", "pinned", "pinned_kept")
+    __slots__ = ("starts", "sources", "lo", "tail", "tail_size", "pinned", "pin_heap", "pinned_dead")
 
     def __init__(self, tail_size: int) -> None:
         self.starts: List[int] = []
@@ -142,10 +143,12 @@ class Retained:
         self.tail: Optional[List[Any]] = None
         self.tail_size = tail_size
         #: Events kept aside by position; replaced, never shrunk in place, so that
-        #: the views that have it keep their events.
+        #: the views that have it (matches already handed out) keep their events.
         self.pinned: Dict[int, Any] = {}
-        #: Its size after the last :meth:`unpin` that rebuilt it.
-        self.pinned_kept = 0
+        #: The positions of ``pinned`` not yet known to be below the floor, least first.
+        self.pin_heap: List[int] = []
+        #: Entries of ``pinned`` below the floor, dropped at the next rebuild.
+        self.pinned_dead = 0
 
     def __len__(self) -> int:
         return len(self.starts) - self.lo
@@ -175,14 +178,25 @@ class Retained:
         new = [p for p in positions if p not in self.pinned]
         if new:
             self.pinned.update(zip(new, self.view().events_at(new)))
+            for p in new:
+                heapq.heappush(self.pin_heap, p)
+
+    def set_pins(self, pinned: Dict[int, Any]) -> None:
+        """The events kept aside of a restored snapshot."""
+        self.pinned = dict(pinned)
+        self.pin_heap = sorted(self.pinned)
+        self.pinned_dead = 0
 
     def unpin(self, floor: int) -> None:
         """Forgets the events kept aside below ``floor`` (no waiting match has
-        them), rebuilding the dict once it has doubled since the last rebuild:
-        amortised O(1) per event kept."""
-        if len(self.pinned) > 2 * self.pinned_kept + 64:
+        them): the dict is rebuilt once at least half of it is below the floor, so
+        it holds at most twice the events still needed, at O(log n) per event."""
+        while self.pin_heap and self.pin_heap[0] < floor:
+            heapq.heappop(self.pin_heap)
+            self.pinned_dead += 1
+        if self.pinned_dead and 2 * self.pinned_dead >= len(self.pinned):
             self.pinned = {p: e for p, e in self.pinned.items() if p >= floor}
-            self.pinned_kept = len(self.pinned)
+            self.pinned_dead = 0
 
     def keep_first(self, start: int, n: int) -> None:
         """After a push from ``start`` that failed part-way: only its first ``n``

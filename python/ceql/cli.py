@@ -154,11 +154,12 @@ def _run(args: argparse.Namespace) -> int:
         tell(WALL_CLOCK_WARNING)
     times = ([args.time_field] if args.time_field else []) + facts["time_attributes"]  # ISO text read as time
     t0 = time.perf_counter()
-    events, wide = read_events(Path(args.input), args.type_field, times, facts["string_attributes"])
+    events, wide, type_field = read_events(Path(args.input), args.type_field, times, facts["string_attributes"])
     check_time_field(events, args.time_field)
     read_s = time.perf_counter() - t0
     try:
-        runtime = RunOptions(args.time_field, args.time_unit, args.late, **budgets, captures=args.captures).runtime(query)
+        runtime = RunOptions(args.time_field, args.time_unit, args.late, **budgets, captures=args.captures,
+                             type_field=type_field).runtime(query)
     except ValueError as e:
         raise UsageError(str(e)) from None
     writer = MatchWriter(args.output, not args.no_events, args.captures) if args.output else None
@@ -186,7 +187,7 @@ def _run(args: argparse.Namespace) -> int:
         for matches in _pushes(runtime, events, source, args.batch_size, bar, wide.position if wide else None):
             emit(matches, source)
         if wide is not None:
-            raise _wide_integer_error(wide, events)
+            raise _wide_integer_error(wide, events, type_field)
         if args.close_deadlines:
             emit(list(runtime.close_deadlines(source)), source)
         if writer is not None:
@@ -231,7 +232,7 @@ def _run(args: argparse.Namespace) -> int:
         f"{_count(stats['partitions'], 'live partition')}, {_count(stats['live_nodes'], 'tECS node')}")
     lines.extend(f"  e.g. {m!r}" for m in examples)
     if plotted is not None:
-        _plot(plotted, events, args, query)
+        _plot(plotted, events, args, query, type_field)
         lines.append(f"plot:       {args.plot}")
     try:
         write_lines(summary, lines)
@@ -242,7 +243,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _plot(sample: PlotSample, events: Any, args: argparse.Namespace, query: Any) -> None:
+def _plot(sample: PlotSample, events: Any, args: argparse.Namespace, query: Any, type_field: str) -> None:
     """``--plot``: the timeline of the run's matches over the input's positions,
     with lanes per partition when the query has ``PARTITION BY``."""
     from ._cli_plot import partition_lanes, save
@@ -250,7 +251,7 @@ def _plot(sample: PlotSample, events: Any, args: argparse.Namespace, query: Any)
     data = events.rows if isinstance(events, Rows) else events
     data, lanes = partition_lanes(data, query.describe()["partition_by"])
     try:
-        save(sample, data, args.plot, Path(args.query).name, lanes)
+        save(sample, data, args.plot, Path(args.query).name, lanes, type_field)
     except (OSError, ValueError) as e:
         raise FileError(f"cannot write the plot {args.plot}: {e}") from None
 
@@ -275,10 +276,10 @@ def _budgets(args: argparse.Namespace) -> Dict[str, int]:
     return budgets
 
 
-def _wide_integer_error(wide: Any, events: Any) -> CeqlEventError:
+def _wide_integer_error(wide: Any, events: Any, type_field: str) -> CeqlEventError:
     """The error the Python API raises for the same bad value (an integer beyond 64
     bits, a ``WideInteger``; a time stamp that is none, a ``BadTime``)."""
-    kind = events.column("type")[wide.position].as_py()
+    kind = events.column(type_field)[wide.position].as_py()
     typed = f" (type `{kind}`)" if isinstance(kind, str) else ""
     rendered = f"event at position {wide.position}{typed}, field `{wide.field}`: {wide.message}"
     return CeqlEventError(rendered, position=wide.position, field=wide.field, event_type=kind, message=wide.message)

@@ -411,7 +411,9 @@ class Stream:
         end = self._native.next_position()
         positions = list(range(first, end))
         events = self._chunks.view().events_at(positions) if positions else []
-        pinned = sorted((p, e) for p, e in self._chunks.pinned.items() if horizon <= p < first)
+        # Every event kept aside, those still inside the window too: after a restore the
+        # window moves on, and they must stay.
+        pinned = sorted((p, e) for p, e in self._chunks.pinned.items() if p >= horizon)
         return first, events, pinned
 
     # -- state -----------------------------------------------------------------
@@ -481,8 +483,7 @@ class Stream:
             raise CeqlSnapshotError("the snapshot's events do not match its evaluation state", code="SNAPSHOT")
         stream = cls(query, native)
         stream._chunks.append(first, ListSource(events, offset=first))
-        stream._chunks.pinned = pinned
-        stream._chunks.pinned_kept = len(pinned)
+        stream._chunks.set_pins(pinned)
         stream._held = dict(held)
         stream._next_tag = next_tag
         return stream

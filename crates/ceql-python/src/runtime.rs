@@ -245,8 +245,14 @@ impl NativeRuntime {
         self.rt.record_deferred_positions(on);
     }
 
+    /// The positions of every complex event waiting for its deadline (or fired and not
+    /// handed over), their start and end included, sorted, without repeats.
+    fn waiting_positions(&self) -> Vec<u64> {
+        self.rt.waiting_positions()
+    }
+
     /// The positions of the complex events that went to wait for their deadline since
-    /// the last call, sorted, without repeats.
+    /// the last call (their start and end included), sorted, without repeats.
     fn take_deferred_positions(&mut self) -> Vec<u64> {
         let mut p = self.rt.take_deferred_positions();
         p.sort_unstable();

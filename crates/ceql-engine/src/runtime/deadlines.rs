@@ -516,7 +516,8 @@ impl Runtime {
         let mut buf = self.scratch.deferred.take().unwrap_or_default();
         buf.clear();
         let any = self.emit_outputs::<u64, CAP>(next, position, tau, &mut buf);
-        if !buf.is_empty() {
+        // An interrupted event's complex events are not all of them: none waits.
+        if !buf.is_empty() && !self.interrupt.hit {
             let nanos = self.config.deadline.as_ref().map_or(0, |d| d.nanos);
             let horizon = self.window_horizon();
             let deadline = w.saturating_add(nanos);
@@ -528,7 +529,10 @@ impl Runtime {
             for m in buf.iter() {
                 dl.queue.push(m.start, m.end, deadline, m.positions, m.labels);
                 if let Some(d) = &mut dl.deferred {
+                    // The interval's ends too: a projection or a leading NOT(...) can
+                    // leave them out of the positions, and outputs read their times.
                     d.extend_from_slice(m.positions);
+                    d.extend([m.start, m.end]);
                 }
             }
         }
@@ -569,10 +573,22 @@ impl Runtime {
     }
 
     /// The positions of the complex events deferred to their deadline since the last
-    /// call, in no particular order (with repeats); empty unless
-    /// [`Runtime::record_deferred_positions`] is on.
+    /// call, their start and end included, in no particular order (with repeats); empty
+    /// unless [`Runtime::record_deferred_positions`] is on.
     pub fn take_deferred_positions(&mut self) -> Vec<u64> {
         self.state.deadlines.deferred.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// The positions of every complex event waiting for its deadline or fired and not
+    /// handed over, their start and end included, sorted and without repeats: for a
+    /// caller that starts keeping their events aside on state taken before it did.
+    pub fn waiting_positions(&self) -> Vec<u64> {
+        let dl = &self.state.deadlines;
+        let mut out: Vec<u64> = dl.queue.positions.iter().chain(dl.ready.positions.iter()).copied().collect();
+        out.extend(dl.queue.heads.iter().chain(dl.ready.heads.iter()).flat_map(|h| [h.start, h.end]));
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// Whether the query ends with a trailing `ABSENT(...) FOR d`.

@@ -150,7 +150,9 @@ impl Runtime {
             let before = out.len();
             self.on_event_captures(pid, begun, class, position, w, tau, (ty, row), out)?;
             if self.interrupt.hit {
-                // Its complex events found so far are not all of them: none is reported.
+                // Its complex events found so far are not all of them: none is reported
+                // (nor counted).
+                self.state.stats.matches -= (out.len() - before) as u64;
                 out.truncate(before);
                 return Err(Self::interrupted_error(position));
             }
