@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+import numpy as np
 import pyarrow as pa
 
 import ceql
@@ -48,7 +49,8 @@ class Engine:
     (docs/language.md#s3-7a): rows are held until :meth:`push_delayed`'s watermark
     passes them, then evaluated in (time, tie-breaker, arrival) order."""
 
-    def __init__(self, plan: QueryPlan, native: Optional[object] = None, reorder: bool = False) -> None:
+    def __init__(self, plan: QueryPlan, native: Optional[object] = None, reorder: bool = False,
+                 pins: bool = False) -> None:
         from ceql import _ceql
 
         self.plan = plan
@@ -56,9 +58,16 @@ class Engine:
             native = _ceql.NativeRuntime(compiled(plan)._native, time_field=TIME, time_unit_nanos=1, late_drop=False,
                                          max_delay=HOLD_UNTIL_WATERMARK if reorder else None, captures=plan.captures)
         self._rt = native
+        #: ``pins`` (the streaming path) with a trailing absence: the positions of the
+        #: complex events deferred to their deadline are recorded, for
+        #: :meth:`take_deferred_positions` (the recording is not part of snapshots, so
+        #: a restored engine switches it on again).
+        self.pins = bool(pins) and plan.deadline_ns is not None
+        if self.pins:
+            native.record_deferred_positions(True)
 
     @classmethod
-    def restore(cls, plan: QueryPlan, snapshot: bytes) -> "Engine":
+    def restore(cls, plan: QueryPlan, snapshot: bytes, pins: bool = False) -> "Engine":
         """The evaluation saved by :meth:`snapshot`."""
         from ceql import _ceql
         from ceql.errors import CeqlSnapshotError
@@ -73,7 +82,7 @@ class Engine:
                 "restart with the same options, or from a new checkpoint",
                 code="SNAPSHOT",
             )
-        return cls(plan, native)
+        return cls(plan, native, pins=pins)
 
     def push(self, rows: pa.Table) -> pa.RecordBatch:
         """Feeds ``rows`` (sorted by time, then order); returns the matches that end
@@ -133,6 +142,27 @@ class Engine:
     def horizon(self) -> int:
         """Lowest stream position a future match can contain."""
         return self._rt.horizon()
+
+    @property
+    def window_horizon(self) -> int:
+        """Lowest stream position a future match can contain, the complex events
+        waiting for their deadline aside (:meth:`take_deferred_positions`)."""
+        return self._rt.window_horizon()
+
+    def take_deferred_positions(self) -> np.ndarray:
+        """The positions (sorted, distinct) of the complex events deferred to their
+        deadline since the last call, each interval's start and end included (a
+        leading ``NOT(...)`` or a projection can leave them out of its data rows, and
+        the output reads their times); empty unless made with ``pins``."""
+        if not self.pins:
+            return np.zeros(0, dtype=np.int64)
+        return np.asarray(self._rt.take_deferred_positions(), dtype=np.int64)
+
+    def waiting_positions(self) -> np.ndarray:
+        """Every position (start, end and data rows; sorted, distinct) of the complex
+        events waiting for their deadline now: for state written before rows were
+        kept aside."""
+        return np.asarray(self._rt.waiting_positions(), dtype=np.int64)
 
     def next_deadline_ns(self) -> Optional[int]:
         """When the earliest partial match leaves its time window, or None."""

@@ -9,6 +9,9 @@ The state row of a bucket holds
 * ``engine``: the engine's snapshot (no event data), null when idle;
 * ``rows``/``base``: the rows already fed that a future match may still contain
   (Arrow IPC; the only copy of them), and the stream position of the first one;
+  with a trailing absence, the window's rows (from ``base`` on) followed by the
+  rows kept aside for the complex events waiting for their deadline, their
+  positions in the table's schema metadata (``_rows.py``);
 * ``pending``: the rows the engine's reorder buffer holds (Arrow IPC, with their
   tags in ``__ceql_tag``): the engine holds what it reads of them, in its snapshot,
   and decides when and in which order they are released; these are their full rows,
@@ -21,7 +24,9 @@ Each call sets late rows aside and hands the others to the engine's reorder buff
 order, key) order; the watermark then releases the held rows at or before it, in
 that order, and advances the engine's window watermark. The rows released move
 from ``pending`` to the retained rows at the positions the engine gave them; the
-retained rows are kept from the engine's horizon on, and the timeout is set to the
+retained rows are kept from the engine's horizon on (with a trailing absence: from
+its window horizon on, and, aside, those of the waiting complex events, see
+:func:`keep_rows`), and the timeout is set to the
 earliest of: the first held row, the engine's next window expiry. When the engine
 is idle (nothing held, no partial match), the row keeps only ``released`` (a few
 bytes per bucket).
@@ -147,8 +152,13 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
                 )
         else:
             snap, rows_b, base, pending_b, released = None, None, 0, None, None
-        engine = Engine.restore(plan, snap) if snap else Engine(plan, reorder=True)
+        engine = Engine.restore(plan, snap, pins=True) if snap else Engine(plan, reorder=True, pins=True)
         rows = RetainedRows.from_ipc(int(base or 0), rows_b)
+        if rows.legacy and engine.pins and snap:
+            # State written before rows were kept aside: every row from the horizon on
+            # is a window row. Those of the complex events already waiting are kept
+            # aside now, before the window is first trimmed.
+            rows.pin(engine.waiting_positions())
         pending = ipc_to_table(pending_b)
         outputs: List[pa.Table] = []
         incoming = to_arrow(pdfs)
@@ -190,14 +200,14 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
             rows.append(ready.drop_columns([TAG]), engine.position - len(tags))
             pending = pending.filter(pc.invert(pc.is_in(pending.column(TAG), pa.array(tags, pa.int64()))))
             if found.num_rows:
-                outputs.append(layout.matches(rows.table(), rows.base, found))
+                outputs.append(layout.matches(*rows.resolve(found)))
         # A trailing absence: the matches whose deadline the watermark has passed.
         fired = engine.take_fired()
         if fired is not None and fired.num_rows:
-            outputs.append(layout.matches(rows.table(), rows.base, fired))
+            outputs.append(layout.matches(*rows.resolve(fired)))
         if pending is not None and not pending.num_rows:
             pending = None
-        rows.trim(engine.horizon)
+        keep_rows(engine, rows)
         if fault is not None:
             fault(key, state, outputs)
         save(state, engine, rows, pending, w_ms, buckets, released)
@@ -206,6 +216,23 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
                 yield out.to_pandas(types_mapper=_nullable_dtypes)[out_columns]
 
     return fn
+
+
+def keep_rows(engine: Engine, rows: RetainedRows) -> None:
+    """Trims the retained rows to what a future output can contain. With a trailing
+    absence, that is the rows from the engine's window horizon on, plus, kept aside,
+    the rows of the complex events waiting for their deadline (their data rows and
+    their interval's start and end, as the engine reports them when it defers them),
+    forgotten once the engine's horizon passes them. Otherwise, the rows from the
+    engine's horizon on."""
+    if not engine.pins:
+        rows.trim(engine.horizon)
+        return
+    deferred = engine.take_deferred_positions()
+    if len(deferred):
+        rows.pin(deferred)
+    rows.unpin(engine.horizon)
+    rows.trim(engine.window_horizon)
 
 
 def used_rows(rows: pa.Table, ties: List[bytes], type_field: str,
