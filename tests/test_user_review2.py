@@ -75,3 +75,21 @@ def test_a_syntax_error_says_what_was_meant(where, label):
 def test_a_reserved_word_in_backquotes_is_a_name():
     q = ceql.compile("SELECT * FROM S WHERE A FILTER A[`minute` > 5 AND `last` < 3]")
     assert [m.positions for m in q.run([{"type": "A", "minute": 6, "last": 1}, {"type": "A", "minute": 5}])] == [(0,)]
+
+
+@pytest.mark.parametrize(
+    "where, warned",
+    [
+        ("SELL AS s ; (BUY AS b)+ ; SELL AS e FILTER e[price > avg(b.price)]", True),  # the reviewer's query
+        ("SELL AS s ; (BUY AS b)+ ; SELL AS e FILTER e[price > s.price]", True),  # every b subset is tested
+        ("SELL AS s ; BUY+ ; SELL AS e FILTER e[price > avg(BUY.price)]", True),
+        ("SELL AS s : (BUY AS b):+ : SELL AS e FILTER e[price > avg(b.price)]", False),  # one valuation per run
+        ("((BUY AS b ; SELL AS s) FILTER s[price > b.price])+", False),  # tested per iteration
+        ("SELL AS s ; (BUY AS b)+ ; SELL AS e FILTER b[price > 3]", False),  # reads one event: in the automaton
+    ],
+)
+def test_w0406_warns_of_a_filter_tested_on_every_valuation_of_an_iteration(where, warned):
+    """docs/language.md#s3-4a: a filter that reads other events over an iteration that
+    skips events is tested on up to 2^n valuations per event; the compiler says so."""
+    q = ceql.compile(f"SELECT * FROM S WHERE {where} WITHIN 30 seconds")
+    assert ("W0406" in [w.code for w in q.warnings]) == warned

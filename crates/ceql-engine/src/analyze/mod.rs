@@ -12,6 +12,7 @@ mod names;
 mod routing;
 mod scope;
 mod typing;
+mod valuation_lint;
 
 pub(crate) use correlation::MeasurePlan;
 pub(crate) use names::validate_declarations;
@@ -340,6 +341,7 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
     }
     // Lints.
     lints::safety(&query.pattern, &mut warnings);
+    valuation_lint::valuation_blowup(&query.pattern, &mut warnings);
     if query.within.is_none() {
         warnings.push(
             Diagnostic::warning(
