@@ -245,8 +245,9 @@ impl NativeRuntime {
         self.rt.record_deferred_positions(on);
     }
 
-    /// The positions of every complex event waiting for its deadline (or fired and not
-    /// handed over), their start and end included, sorted, without repeats.
+    /// The positions of every complex event waiting for its deadline (a superset: cancelled
+    /// ones not yet dropped included) or fired and not handed over, their start and end
+    /// included, sorted, without repeats.
     fn waiting_positions(&self) -> Vec<u64> {
         self.rt.waiting_positions()
     }

@@ -160,8 +160,9 @@ class Engine:
 
     def waiting_positions(self) -> np.ndarray:
         """Every position (start, end and data rows; sorted, distinct) of the complex
-        events waiting for their deadline now: for state written before rows were
-        kept aside."""
+        events waiting for their deadline now (a superset: cancelled ones not yet
+        dropped from the queue included): for state written before rows were kept
+        aside."""
         return np.asarray(self._rt.waiting_positions(), dtype=np.int64)
 
     def next_deadline_ns(self) -> Optional[int]:

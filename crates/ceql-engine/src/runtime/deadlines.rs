@@ -579,9 +579,10 @@ impl Runtime {
         self.state.deadlines.deferred.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
-    /// The positions of every complex event waiting for its deadline or fired and not
-    /// handed over, their start and end included, sorted and without repeats: for a
-    /// caller that starts keeping their events aside on state taken before it did.
+    /// The positions of every complex event in the deadline queue (cancelled ones not
+    /// yet dropped included: a superset) or fired and not handed over, their start and
+    /// end included, sorted and without repeats: for a caller that starts keeping their
+    /// events aside on state taken before it did.
     pub fn waiting_positions(&self) -> Vec<u64> {
         let dl = &self.state.deadlines;
         let mut out: Vec<u64> = dl.queue.positions.iter().chain(dl.ready.positions.iter()).copied().collect();
