@@ -159,7 +159,6 @@ def test_edges_equal_the_batch_answer_across_micro_batches_and_a_restart(spark, 
     checkpoint: the stream gives the batch answer (rows, ids, times, deadlines) and
     the single-process engine's, exactly once."""
     import ceql
-    import ceql.spark as cs
     import pyarrow as pa
 
     rows = ss.events(900, 6, seed=223, step_ms=1500)
@@ -177,23 +176,35 @@ def test_edges_equal_the_batch_answer_across_micro_batches_and_a_restart(spark, 
     ss.run_stream(spark, src, out, ckpt, query=QUERY_EDGES, watermark="5 seconds", buckets=2)
     before = ss.collect(spark.read.parquet(str(out)))
     assert 0 < len(before) < len(truth)
-    boundary = files[4][0]["offset"]
-    assert [t for t in truth if min(t[3]) < boundary and t not in before], "some matches must wait across the restart"
     assert any(aside(t) for _, t in state_rows(spark, ckpt)), "rows must be kept aside at the restart"
-    write_all(src, files[4:] + [[flush]], first=4)
-    ss.run_stream(spark, src, out, ckpt, query=QUERY_EDGES, watermark="5 seconds", buckets=2)
-    result = spark.read.parquet(str(out))
-    ss.assert_same(ss.collect(result), truth)
-    batch = cs.detect(ss.to_df(spark, rows, 2), QUERY_EDGES, time_field="ts", order_field="offset",
-                      close_deadlines=True)
     # Every column, match_id included: the batch path reads the start and end rows
     # of each interval from all the rows, the stream from the rows it kept aside.
-    assert sorted(map(tuple, result.collect())) == sorted(map(tuple, batch.collect()))
+    result = resume_and_compare(spark, (src, out, ckpt), files, 4, flush, rows, truth, before)
     ids = [r.match_id for r in result.select("match_id").collect()]
     assert len(ids) == len(truth) == len(set(ids))
 
 
 # -- a state row written before rows were kept aside ------------------------------
+
+def resume_and_compare(spark, paths, files, k, flush, rows, truth, before):
+    """Checks that some matches wait across the restart (they end in ``files[k:]``
+    but start before), writes the rest of the files and the flush event, resumes the
+    stream from its checkpoint, and compares its output with the ground truth and,
+    every column, with batch ``detect``; returns the output."""
+    import ceql.spark as cs
+
+    src, out, ckpt = paths
+    boundary = files[k][0]["offset"]
+    assert [t for t in truth if min(t[3]) < boundary and t not in before], "some matches must wait across the restart"
+    write_all(src, files[k:] + [[flush]], first=k)
+    ss.run_stream(spark, src, out, ckpt, query=QUERY_EDGES, watermark="5 seconds", buckets=2)
+    result = spark.read.parquet(str(out))
+    ss.assert_same(ss.collect(result), truth)
+    batch = cs.detect(ss.to_df(spark, rows, 2), QUERY_EDGES, time_field="ts", order_field="offset",
+                      close_deadlines=True)
+    assert sorted(map(tuple, result.collect())) == sorted(map(tuple, batch.collect()))
+    return result
+
 def legacy_keep_rows(engine, rows):
     """The trim of the state rows written before: every row from the horizon on."""
     rows.trim(engine.horizon)
@@ -215,7 +226,6 @@ def test_an_old_state_row_without_rows_aside_restores(spark, tmp_path, monkeypat
     on, no metadata); the stream then resumes from the checkpoint with rows kept
     aside: the complex events already waiting get their rows aside, and the answer
     is the batch answer."""
-    import ceql.spark as cs
     from ceql.spark import _streaming
     from ceql.spark._rows import FORMAT
     from pyspark import cloudpickle
@@ -236,12 +246,4 @@ def test_an_old_state_row_without_rows_aside_restores(spark, tmp_path, monkeypat
     old = [t for _, t in state_rows(spark, ckpt) if t is not None]
     assert old and all(FORMAT not in (t.schema.metadata or {}) for t in old), "the first run must write old rows"
     before = ss.collect(spark.read.parquet(str(out)))
-    boundary = files[3][0]["offset"]
-    assert [t for t in truth if min(t[3]) < boundary and t not in before], "some matches must wait across the restart"
-    write_all(src, files[3:] + [[flush]], first=3)
-    ss.run_stream(spark, src, out, ckpt, query=QUERY_EDGES, watermark="5 seconds", buckets=2)
-    result = spark.read.parquet(str(out))
-    ss.assert_same(ss.collect(result), truth)
-    batch = cs.detect(ss.to_df(spark, rows, 2), QUERY_EDGES, time_field="ts", order_field="offset",
-                      close_deadlines=True)
-    assert sorted(map(tuple, result.collect())) == sorted(map(tuple, batch.collect()))
+    resume_and_compare(spark, (src, out, ckpt), files, 3, flush, rows, truth, before)

@@ -198,7 +198,10 @@ fn ident(i: &Ident) -> String {
     }
 }
 
-fn is_reserved(word: &str) -> bool {
+/// Whether `word` is one of the words the grammar reserves (its `reserved` rule,
+/// docs/language.md#s2-1): not a name unless written in backquotes (also what a syntax
+/// error's caret says of such a word).
+pub(crate) fn is_reserved(word: &str) -> bool {
     const RESERVED: [&str; 34] = [
         "ALL",
         "AND",

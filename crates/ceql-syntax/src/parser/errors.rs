@@ -33,45 +33,6 @@ pub(crate) fn from_pest(source: &str, err: pest::error::Error<Rule>) -> Diagnost
     Diagnostic::error("E0100", message, span).with_label(label_for(source, pos, found, &expected))
 }
 
-/// Words the grammar reserves (its `reserved` rule, docs/language.md#s2-1): not names
-/// unless written in backquotes.
-const RESERVED: [&str; 34] = [
-    "ALL",
-    "AND",
-    "ANY",
-    "AS",
-    "BY",
-    "CONSUME",
-    "DISTINCT",
-    "EVENTS",
-    "EVENT",
-    "FILTER",
-    "FROM",
-    "HOURS",
-    "HOUR",
-    "IN",
-    "LAST",
-    "LIKE",
-    "LIMIT",
-    "MAX",
-    "MINUTES",
-    "MINUTE",
-    "NEXT",
-    "NONE",
-    "NOT",
-    "OR",
-    "PARTITION",
-    "RANGE",
-    "SECONDS",
-    "SECOND",
-    "SELECT",
-    "STREAM",
-    "STRICT",
-    "UNLESS",
-    "WHERE",
-    "WITHIN",
-];
-
 /// Words that open a call: the aggregates and `PREV` (docs/language.md#s3-4a).
 const CALLS: [&str; 8] = ["COUNT", "SUM", "AVG", "MIN", "MAX", "FIRST", "LAST", "PREV"];
 
@@ -97,7 +58,9 @@ fn label_for(source: &str, pos: usize, found: &str, expected: &[&str]) -> String
     if between_clauses && is(&CLAUSES, found) {
         "clauses come in this order: SELECT, FROM, WHERE (with its FILTERs), PARTITION BY, WITHIN, CONSUME BY, LIMIT"
             .into()
-    } else if is(&RESERVED, found) && ["name", "predicate", "expression", "variable"].iter().any(|w| expects(w)) {
+    } else if crate::display::is_reserved(found)
+        && ["name", "predicate", "expression", "variable"].iter().any(|w| expects(w))
+    {
         format!("`{found}` is a reserved word: write `` `{found}` `` (in backquotes) to use it as a name")
     } else if expected == ["`(`"] && !opened && is(&CALLS, call) {
         format!("`{call}` is a call here, `{call}(...)`; for an attribute named `{call}`, write `` `{call}` ``")
