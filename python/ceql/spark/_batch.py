@@ -65,13 +65,15 @@ def make_task_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout) -> Any:
             found = engine.push(engine_view(table, engine_columns))
             rows.append(hashed, position)
             if found.num_rows:
-                yield from layout.matches(rows.table(), rows.base, found).to_batches()
+                for out in layout.sliced(rows.table(), rows.base, found):
+                    yield from out.to_batches()
             rows.trim(engine.horizon)
         # The end of the task's rows: every deadline still open is closed (the
         # cutoff, if any, keeps those the whole input passes).
         fired = engine.take_fired(close=True)
         if fired is not None and fired.num_rows:
-            yield from layout.matches(rows.table(), rows.base, fired).to_batches()
+            for out in layout.sliced(rows.table(), rows.base, fired):
+                yield from out.to_batches()
 
     return run
 

@@ -5,7 +5,7 @@ match or per event."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -23,6 +23,13 @@ VARIABLES = "variables"
 DEADLINE_NS = "__ceql_deadline_ns"
 
 _UNIT_NS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
+
+#: Most complex events, and most of their events, in one output slice: a task's
+#: output is built and handed to Spark slice by slice, so that its memory is that of
+#: a slice, not of every match one input batch completes (one event can complete
+#: millions: docs/spark.md, "Output in slices").
+SLICE_MATCHES = 1 << 16
+SLICE_EVENTS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -73,6 +80,11 @@ class OutputLayout:
 
     def empty(self) -> pa.Table:
         return self.schema.empty_table()
+
+    def sliced(self, rows: pa.Table, base: int, found: Optional[pa.RecordBatch]) -> Iterator[pa.Table]:
+        """:meth:`matches`, built and yielded slice by slice (see ``SLICE_MATCHES``)."""
+        for part in output_slices(found):
+            yield self.matches(rows, base, part)
 
     def matches(self, rows: pa.Table, base: int, found: Optional[pa.RecordBatch]) -> pa.Table:
         """Output rows of the engine's matches ``found`` (stream positions);
@@ -172,3 +184,39 @@ def _whole(column: pa.ChunkedArray) -> pa.Array:
 
 def _take(column: pa.ChunkedArray, idx: np.ndarray) -> pa.Array:
     return _whole(column).take(pa.array(idx, type=pa.int64()))
+
+
+class LazyMatches:
+    """The output rows of ``found``, not built yet: a micro-batch saves its state
+    first, then builds and yields its output slice by slice (:meth:`tables`).
+    ``num_rows`` is the number of complex events (what a test's fault hook reads)."""
+
+    def __init__(self, layout: OutputLayout, rows: pa.Table, base: int, found: pa.RecordBatch) -> None:
+        self.layout, self.rows, self.base, self.found = layout, rows, base, found
+        self.num_rows = found.num_rows
+
+    def tables(self) -> Iterator[pa.Table]:
+        return self.layout.sliced(self.rows, self.base, self.found)
+
+
+def output_slices(found: Optional[pa.RecordBatch], most_matches: int = SLICE_MATCHES,
+                  most_events: int = SLICE_EVENTS) -> Iterator[pa.RecordBatch]:
+    """``found`` cut into consecutive batches of at most ``most_matches`` complex
+    events and ``most_events`` positions (a single longer complex event is a slice
+    of its own). Each slice is compact (its own buffers, no offset), so that
+    :meth:`OutputLayout.matches` may read the positions' child array directly."""
+    if found is None or found.num_rows == 0:
+        return
+    offsets = found.column("positions").offsets.to_numpy().astype(np.int64)
+    offsets = offsets - offsets[0]
+    n = found.num_rows
+    if n <= most_matches and offsets[-1] <= most_events:
+        yield found
+        return
+    i = 0
+    while i < n:
+        # The last j with offsets[j] - offsets[i] <= most_events, at least i + 1.
+        by_events = int(np.searchsorted(offsets, offsets[i] + most_events, side="right")) - 1
+        j = max(i + 1, min(n, i + most_matches, by_events))
+        yield found.take(pa.array(np.arange(i, j, dtype=np.int64)))
+        i = j

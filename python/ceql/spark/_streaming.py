@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -55,7 +55,7 @@ from ._engine import TIME, Engine
 from ._checks import check_order_not_null, check_time_not_null, check_unique_ties, unique_what
 from ._input import Prepared, engine_view, needs_plain_names, plain_names, qcol
 from ._match_id import with_row_hashes
-from ._output import OutputLayout
+from ._output import LazyMatches, OutputLayout
 from ._plan import QueryPlan
 from ._rows import RetainedRows, ipc_to_table, table_to_ipc
 from ._ties import check_tie_types, tie_keys
@@ -160,7 +160,7 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
             # aside now, before the window is first trimmed.
             rows.pin(engine.waiting_positions())
         pending = ipc_to_table(pending_b)
-        outputs: List[pa.Table] = []
+        outputs: List[Union[pa.Table, LazyMatches]] = []
         incoming = to_arrow(pdfs)
         if incoming is not None:
             check_time_not_null(incoming, time_field)
@@ -200,11 +200,11 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
             rows.append(ready.drop_columns([TAG]), engine.position - len(tags))
             pending = pending.filter(pc.invert(pc.is_in(pending.column(TAG), pa.array(tags, pa.int64()))))
             if found.num_rows:
-                outputs.append(layout.matches(*rows.resolve(found)))
+                outputs.append(LazyMatches(layout, *rows.resolve(found)))
         # A trailing absence: the matches whose deadline the watermark has passed.
         fired = engine.take_fired()
         if fired is not None and fired.num_rows:
-            outputs.append(layout.matches(*rows.resolve(fired)))
+            outputs.append(LazyMatches(layout, *rows.resolve(fired)))
         if pending is not None and not pending.num_rows:
             pending = None
         keep_rows(engine, rows)
@@ -212,8 +212,9 @@ def make_state_fn(plan: QueryPlan, prep: Prepared, layout: OutputLayout, in_sche
             fault(key, state, outputs)
         save(state, engine, rows, pending, w_ms, buckets, released)
         for out in outputs:
-            if out.num_rows:
-                yield out.to_pandas(types_mapper=_nullable_dtypes)[out_columns]
+            for table in out.tables() if isinstance(out, LazyMatches) else [out]:
+                if table.num_rows:
+                    yield table.to_pandas(types_mapper=_nullable_dtypes)[out_columns]
 
     return fn
 
