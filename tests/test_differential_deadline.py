@@ -58,7 +58,9 @@ def deadline_cases(draw, schema: bool, strategies, with_parts=False):
     where = case.clauses["where"]  # [separator or comment] WHERE formula
     cut = where.upper().index("WHERE") + len("WHERE")
     parts = {"head": where[:cut], "formula": where[cut:].strip(),
-             "atomic": draw(st.sampled_from(ATOMICS)), "d": draw(st.sampled_from(DEADLINES))}
+             "atomic": " OR ".join(draw(st.lists(st.sampled_from(ATOMICS), min_size=1, max_size=3),
+                                        label="alternatives")),
+             "d": draw(st.sampled_from(DEADLINES))}
     clauses = dict(case.clauses, where=_where(parts))
     case = dataclasses.replace(case, text=join_clauses(clauses), clauses=clauses, tree=None)
     return (case, parts) if with_parts else case

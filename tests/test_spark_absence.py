@@ -238,3 +238,18 @@ def test_late_rows_have_no_deadline_and_no_variables(spark, tmp_path):
     assert {tuple(e.variables) for r in result.where(F.col("kind") == "match").collect() for e in r.events} == {("HOT",)}
     ss.assert_same(ss.collect(result.where(F.col("kind") == "match")), ss.ground_truth(rows + [flush], QUERY))
     assert dt.timedelta(seconds=D_SECONDS) == dt.timedelta(seconds=8)
+
+
+def test_alternatives_of_the_trailing_absence(spark):
+    """``ABSENT(COLD ... OR OTHER)`` (docs/language.md#s3-3a, "Alternatives"): an OTHER
+    cancels too, so its rows are not dropped before the shuffle as a type no run reads."""
+    import ceql.spark as cs
+
+    query = QUERY.replace("ABSENT(COLD FILTER COLD[temp < 10])", "ABSENT(COLD FILTER COLD[temp < 10] OR OTHER)")
+    assert query != QUERY
+    rows = ss.events(1200, 12, seed=103, step_ms=600)
+    df = ss.to_df(spark, scrambled(rows), partitions=3)
+    closed = ss.ground_truth(rows, query, close_deadlines=True)
+    assert 0 < len(closed) < len(ss.ground_truth(rows, QUERY, close_deadlines=True)), "OTHER must cancel some"
+    ss.assert_same(ss.collect(cs.detect(df, query, time_field="ts", order_field="offset", close_deadlines=True)),
+                   closed)

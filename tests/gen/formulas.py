@@ -52,7 +52,15 @@ def not_formula(draw, prof: Profile):
 @st.composite
 def absent_atomic(draw, prof: Profile):
     """The operand of ABSENT: as for NOT, but more often of the rarest type of the event streams
-    (C), so that gaps without it, and so matches, are common."""
+    (C), so that gaps without it, and so matches, are common; one in four has alternatives,
+    ``("any", a, b)``, ``ABSENT(a OR b)`` (docs/language.md#s3-3a; b may be another "any")."""
+    if draw(st.integers(0, 3)) == 0:
+        return ("any", draw(_one_absent_atomic(prof)), draw(absent_atomic(prof)))
+    return draw(_one_absent_atomic(prof))
+
+
+@st.composite
+def _one_absent_atomic(draw, prof: Profile):
     a = draw(not_formula(prof))[1]
     if draw(st.booleans()):
         node = a

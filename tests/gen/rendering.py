@@ -91,6 +91,8 @@ def render(node, kw, extra_parens=None) -> Tuple[str, int, Optional[int]]:
 
 
 def render_atomic(node, kw) -> str:
+    if node[0] == "any":  # ABSENT's alternatives
+        return "%s %s %s" % (render_atomic(node[1], kw), kw("OR"), render_atomic(node[2], kw))
     if node[0] == "atom":
         return render(node, kw)[0]
     assert node[0] == "filter"

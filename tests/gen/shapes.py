@@ -17,10 +17,16 @@ def cel_shape(node):
     if k == "seq":
         return ("seq", cel_shape(node[1]), cel_shape(node[2]), node[3])
     if k == "absent_seq":  # `l ; ABSENT(a) ; r` parses as (l ; ABSENT(a)) ; r
-        return ("seq", ("seq", cel_shape(node[1]), ("absent", cel_shape(node[2])), False), cel_shape(node[3]), False)
+        absent = ("absent",) + tuple(cel_shape(a) for a in _alternatives(node[2]))
+        return ("seq", ("seq", cel_shape(node[1]), absent, False), cel_shape(node[3]), False)
     if k == "and":
         return ("and", cel_shape(node[1]), cel_shape(node[2]))
     return ("or", cel_shape(node[1]), cel_shape(node[2]))
+
+
+def _alternatives(a):
+    """The alternatives of an ABSENT operand (``("any", a, b)`` nests to the right)."""
+    return [a] if a[0] != "any" else [a[1]] + _alternatives(a[2])
 
 
 def _theta_shape(t):
@@ -38,7 +44,7 @@ def oracle_shape(n):
     if isinstance(n, N.Not):
         return ("not", oracle_shape(n.inner))
     if isinstance(n, N.Absent):
-        return ("absent", oracle_shape(n.inner))
+        return ("absent",) + tuple(oracle_shape(b) for b in n.branches)
     if isinstance(n, N.As):
         return ("as", oracle_shape(n.child), n.name)
     if isinstance(n, N.Plus):

@@ -48,7 +48,10 @@ class Context:
 def walk_cel(node):
     """All CEL nodes (including those inside NOT), pre-order."""
     yield node
-    if isinstance(node, (N.Not, N.Absent)):
+    if isinstance(node, N.Absent):
+        for b in node.branches:
+            yield from walk_cel(b)
+    elif isinstance(node, N.Not):
         yield from walk_cel(node.inner)
     elif isinstance(node, (N.As, N.Plus, N.Filter)):
         yield from walk_cel(node.child)
@@ -177,10 +180,10 @@ def absent_chains(where):
                 scope = N.Seq(scope, e, False)
             for e in chain:
                 if isinstance(e, N.Absent):
-                    inner = e.inner
-                    while isinstance(inner, N.Filter):
-                        out[id(inner)] = scope
-                        inner = inner.child
+                    for inner in e.branches:
+                        while isinstance(inner, N.Filter):
+                            out[id(inner)] = scope
+                            inner = inner.child
                 else:
                     walk(e)
         elif isinstance(node, (N.As, N.Plus, N.Filter)):

@@ -172,7 +172,8 @@ def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns"
             by_end.setdefault(v.end, []).append(v)
         deferred.update(sem.errors(positive))
         if trailing is not None and not beta_reads_match:
-            beta |= {v.start for v in sem.sem(trailing.inner) if v.start == v.end}
+            for b in trailing.branches:
+                beta |= {v.start for v in sem.sem(b) if v.start == v.end}
 
     strategy = "ALL" if compat_ignore_strategy else q.strategy
     # docs/language.md#s3-6a: with filters tested per valuation, NEXT/LAST/MAX choose among the

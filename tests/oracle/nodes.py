@@ -34,6 +34,13 @@ class Absent:
     ``FOR d`` (docs/language.md#s3-3b) only at the end of the whole formula."""
     inner: Any  # an Atom, possibly wrapped in Filter nodes (the `atomic` rule)
     deadline: Optional[int] = None  # FOR d, in nanoseconds (None: no FOR)
+    others: tuple = ()  # ABSENT(b1 OR b2 OR ...): the alternatives after the first (inner)
+
+    @property
+    def branches(self):
+        """The alternatives of ABSENT(b1 OR ... OR bn) (docs/language.md#s3-3a,
+        "Alternatives"): a position violates the absence iff it satisfies one of them."""
+        return (self.inner,) + tuple(self.others)
 
 
 @dataclass(eq=False)

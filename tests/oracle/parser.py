@@ -313,12 +313,16 @@ class Parser:
             self.next()
             self.next()
             inner = self.atomic(alias=True)
+            others = []
+            while self.is_kw("OR"):  # alternatives (docs/language.md#s3-3a); a filter's OR was taken above
+                self.next()
+                others.append(self.atomic(alias=True))
             self.expect_sym(")")
             u = self.peek()
             if u.kind == "IDENT" and not u.quoted and u.value.upper() == "FOR":  # contextual, docs/language.md#s3-3b
                 self.next()
-                return N.Absent(inner, self.duration())
-            return N.Absent(inner)
+                return N.Absent(inner, self.duration(), tuple(others))
+            return N.Absent(inner, None, tuple(others))
         if t.kind == "IDENT":
             return self.atom()
         self.fail("event type, `(` or NOT")

@@ -250,7 +250,8 @@ class SubstreamSemantics:
             # bad[k]: local index k satisfies one of the pending betas; prefix counts
             bad = set()
             for a in plain:
-                bad |= {v.start for v in self.sem(a.inner) if v.start == v.end}
+                for b in a.branches:
+                    bad |= {v.start for v in self.sem(b) if v.start == v.end}
             prefix = [0]
             for p in self.sub:
                 prefix.append(prefix[-1] + (p in bad))
@@ -283,8 +284,13 @@ class SubstreamSemantics:
         return all_of(tests, self.policy)
 
     def absent_holds(self, v, a, p):
-        """Whether the event at p satisfies ABSENT(a)'s atomic, read against valuation v."""
-        inner, thetas = a.inner, []
+        """Whether the event at p satisfies one of ABSENT(a)'s alternatives, read against
+        valuation v (a data error as the policy says, as for an OR of filters)."""
+        return not all_of((lambda b=b: not self.branch_holds(v, b, p) for b in a.branches), self.policy)
+
+    def branch_holds(self, v, branch, p):
+        """Whether the event at p satisfies one alternative of an ABSENT, read against v."""
+        inner, thetas = branch, []
         while isinstance(inner, N.Filter):
             thetas.append(inner.theta)
             inner = inner.child
@@ -349,11 +355,11 @@ def _correlated(absent):
     """Whether an ABSENT's filters read other events of the match (docs/language.md#s3-3a)."""
     from . import correlation  # imports this module
 
-    inner = absent.inner
-    while isinstance(inner, N.Filter):
-        from .checks import filter_terms
+    from .checks import filter_terms
 
-        if any(correlation.reads_other_events(t.pred) for t in filter_terms(inner.theta)):
-            return True
-        inner = inner.child
+    for inner in absent.branches:
+        while isinstance(inner, N.Filter):
+            if any(correlation.reads_other_events(t.pred) for t in filter_terms(inner.theta)):
+                return True
+            inner = inner.child
     return False

@@ -354,10 +354,11 @@ pub enum CelKind {
     Atom(QName),
     /// `NOT(T FILTER ...)`: one event that is not such a `T`.
     Not(Atomic),
-    /// `ABSENT(T FILTER ...)`: no such `T` between the neighbours of a `;` chain
-    /// (docs/language.md#s3-3a), or, with `FOR d`, after the end of the whole formula for `d`
-    /// (docs/language.md#s3-3b). It consumes no event; the engine checks its placement (E0302, E0303).
-    Absent(Atomic, Option<Deadline>),
+    /// `ABSENT(T FILTER ... OR U ...)`: no such event (of any of the alternatives, never
+    /// empty) between the neighbours of a `;` chain (docs/language.md#s3-3a), or, with `FOR
+    /// d`, after the end of the whole formula for `d` (docs/language.md#s3-3b). It consumes no
+    /// event; the engine checks its placement (E0302, E0303).
+    Absent(Vec<Atomic>, Option<Deadline>),
     /// `ψ AS x`.
     As(Box<Cel>, Ident),
     /// `ψ FILTER θ`.
@@ -374,6 +375,19 @@ pub enum CelKind {
     Plus(Box<Cel>),
     /// `ψ:+` (contiguous iteration).
     ContiguousPlus(Box<Cel>),
+}
+
+impl CelKind {
+    /// The operands of `NOT(...)` (one) and `ABSENT(...)` (its alternatives); none for the
+    /// other constructors. Why: most passes treat every such operand alike (its type and
+    /// filters read one event).
+    pub fn atomics(&self) -> &[Atomic] {
+        match self {
+            CelKind::Not(a) => std::slice::from_ref(a),
+            CelKind::Absent(a, _) => a,
+            _ => &[],
+        }
+    }
 }
 
 /// `FOR d` after a trailing `ABSENT(...)`: how long after the match the absence is checked.

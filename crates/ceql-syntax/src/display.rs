@@ -75,10 +75,10 @@ pub fn cel_to_string(c: &Cel) -> String {
     match &c.kind {
         CelKind::Atom(q) => qname(q),
         CelKind::Not(a) => format!("NOT({})", atomic(a)),
-        CelKind::Absent(a, None) => format!("ABSENT({})", atomic(a)),
+        CelKind::Absent(a, None) => format!("ABSENT({})", alternatives(a)),
         CelKind::Absent(a, Some(d)) => {
             let parts: Vec<String> = d.parts.iter().map(|p| format!("{} {}", p.amount, p.unit.keyword())).collect();
-            format!("ABSENT({}) FOR {}", atomic(a), parts.join(" "))
+            format!("ABSENT({}) FOR {}", alternatives(a), parts.join(" "))
         }
         CelKind::As(inner, x) => format!("({} AS {})", cel_to_string(inner), ident(x)),
         CelKind::Filter(inner, f) => format!("({} FILTER {})", cel_to_string(inner), filter(f)),
@@ -89,6 +89,12 @@ pub fn cel_to_string(c: &Cel) -> String {
         CelKind::Plus(inner) => format!("({})+", cel_to_string(inner)),
         CelKind::ContiguousPlus(inner) => format!("({}):+", cel_to_string(inner)),
     }
+}
+
+/// The alternatives of `ABSENT(...)`, `OR` between them (what follows each `OR` is a type,
+/// not a filter term, so a filter before it does not swallow it: it reads back as written).
+fn alternatives(a: &[Atomic]) -> String {
+    a.iter().map(atomic).collect::<Vec<_>>().join(" OR ")
 }
 
 /// The operand of `NOT(...)` or `ABSENT(...)`: the type and its filters.

@@ -125,7 +125,9 @@ pub(crate) fn check_depth(text: &QueryText) -> Result<(), Diagnostic> {
         match node {
             Node::Cel(c) => match &c.kind {
                 CelKind::Atom(_) => {}
-                CelKind::Not(a) | CelKind::Absent(a, _) => stack.extend(a.filters.iter().map(|f| (Node::Filter(f), d))),
+                CelKind::Not(_) | CelKind::Absent(..) => {
+                    stack.extend(c.kind.atomics().iter().flat_map(|a| &a.filters).map(|f| (Node::Filter(f), d)))
+                }
                 CelKind::As(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => stack.push((Node::Cel(x), d)),
                 CelKind::Filter(x, f) => {
                     stack.push((Node::Cel(x), d));

@@ -162,3 +162,29 @@ fn and_after_filter_continues_the_filter_only_before_a_filter_term() {
     assert_eq!(code, "E0100");
     assert!(message.contains("event type"), "{message}");
 }
+
+#[test]
+fn absent_alternatives_and_the_filter_or_before_them() {
+    // docs/language.md#s3-3a, "Alternatives": an OR after a FILTER continues the filter
+    // only when a whole filter term follows it.
+    let w = |f: &str| formula(&format!("SELECT * FROM S WHERE {f}"));
+    assert_eq!(w("A ; ABSENT(B OR C) ; D"), "((A ; ABSENT(B OR C)) ; D)");
+    assert_eq!(w("A ; ABSENT(B FILTER B[v > 1] OR C) ; D"), "((A ; ABSENT(B FILTER B[v > 1] OR C)) ; D)");
+    assert_eq!(
+        w("A ; ABSENT(B FILTER B[v > 1] OR B[v < 0]) ; D"),
+        "((A ; ABSENT(B FILTER (B[v > 1] OR B[v < 0]))) ; D)"
+    );
+    assert_eq!(
+        w("A ; ABSENT(B AS b FILTER b[v > 1] or S>C AS c or X) FOR 5 seconds"),
+        "(A ; ABSENT(B AS b FILTER b[v > 1] OR S>C AS c OR X) FOR 5 SECONDS)"
+    );
+    // printed text reads back the same
+    let printed = w("A ; ABSENT(B FILTER B[v > 1] OR C FILTER C[w < 2]) ; D");
+    assert_eq!(w(&printed), printed);
+    // a pattern is not an alternative: the caret's label says what ABSENT holds
+    for text in ["SELECT * FROM S WHERE A ; ABSENT(B OR (C ; X)) ; D", "SELECT * FROM S WHERE A ; ABSENT(B ; C) ; D"] {
+        let d = parse_query_text(text).expect_err("a pattern inside ABSENT");
+        let rendered = d.render(text, "query");
+        assert!(rendered.contains("ABSENT(...) holds one event"), "{rendered}");
+    }
+}

@@ -38,7 +38,7 @@ pub(super) fn plan_gaps(query: &ast::Query, pattern: &mut RCel, n_vars: usize) -
     let chain = super::absence::seq_chain(&query.pattern);
     if let Some(last) = chain.last().filter(|_| chain.len() > 1) {
         if let CelKind::Absent(a, Some(_)) = &last.kind {
-            if a.filters.iter().any(syntax_reads_other_events) {
+            if a.iter().flat_map(|b| &b.filters).any(syntax_reads_other_events) {
                 return Err(unsupported(
                     last.span,
                     "a trailing ABSENT(...) FOR whose filters read other events",

@@ -52,10 +52,10 @@ pub(super) fn check_not_filters(c: &Cel) -> Result<(), Diagnostic> {
     }
     match &c.kind {
         CelKind::Atom(_) => Ok(()),
-        CelKind::Not(a) | CelKind::Absent(a, _) => {
+        CelKind::Not(_) | CelKind::Absent(..) => {
             let absent = matches!(c.kind, CelKind::Absent(..));
             let mut spans = Vec::new();
-            a.filters.iter().for_each(|f| terms(f, absent, &mut spans));
+            c.kind.atomics().iter().flat_map(|a| &a.filters).for_each(|f| terms(f, absent, &mut spans));
             match spans.first() {
                 Some(s) if absent => Err(Diagnostic::error("E0301", "a filter inside ABSENT reads PREV", *s)
                     .with_label("ABSENT(...) tests one event at a time: there is no previous event of its own")),

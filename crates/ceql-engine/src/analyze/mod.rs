@@ -219,8 +219,9 @@ pub struct Plan {
     pub schema: Schema,
     /// The resolved `WHERE` formula (without a trailing absence).
     pub pattern: RCel,
-    /// `ψ ; ABSENT(β) FOR d` (docs/language.md#s3-3b): the absence and `d` in nanoseconds.
-    pub trailing: Option<(Absence, i64)>,
+    /// `ψ ; ABSENT(β) FOR d` (docs/language.md#s3-3b): the absence (one per alternative of
+    /// `ABSENT(β1 OR β2)`, never empty) and `d` in nanoseconds.
+    pub trailing: Option<(Vec<Absence>, i64)>,
     /// Span of the `WHERE` formula in the query text.
     pub pattern_span: Span,
     /// The compiled regular expressions of its `LIKE` tests.
@@ -379,8 +380,9 @@ pub(crate) struct Resolved {
     pub schema: Schema,
     pub vars: Variables,
     pub pattern: RCel,
-    /// The trailing `ABSENT(β) FOR d`, resolved (its duration is in the query).
-    pub trailing: Option<Absence>,
+    /// The trailing `ABSENT(β) FOR d`, resolved, one absence per alternative (its duration
+    /// is in the query).
+    pub trailing: Option<Vec<Absence>>,
     pub projection: Projection,
     /// `types(x)` of docs/language.md#s4-1 for every variable.
     pub capturable: Vec<Vec<TypeId>>,

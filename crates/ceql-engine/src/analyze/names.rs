@@ -34,9 +34,9 @@ pub(super) fn resolve(query: &ast::Query, decls: &[ast::StreamDecl]) -> Result<R
     let (pattern, trailing) = match chain.last().map(|c| &c.kind) {
         Some(CelKind::Absent(a, Some(_))) if chain.len() > 1 => {
             let positive = r.absent_chain(&chain[..chain.len() - 1])?;
-            let edges = r.absent_edges(a)?;
-            let filters = a.filters.iter().map(|f| r.filter(f)).collect::<Result<_, _>>()?;
-            (positive, Some(Absence { edges, filters, span: chain[chain.len() - 1].span }))
+            let span = chain[chain.len() - 1].span;
+            let alternatives = a.iter().map(|b| r.absence(b, span)).collect::<Result<_, _>>()?;
+            (positive, Some(alternatives))
         }
         _ => (r.cel(&query.pattern)?, None),
     };
@@ -110,9 +110,11 @@ fn collect_qualifiers(query: &ast::Query, out: &mut BTreeSet<String>) {
     fn cel(c: &Cel, out: &mut BTreeSet<String>) {
         match &c.kind {
             CelKind::Atom(q) => qname(q, out),
-            CelKind::Not(a) | CelKind::Absent(a, _) => {
-                qname(&a.name, out);
-                a.filters.iter().for_each(|f| filter(f, out));
+            CelKind::Not(_) | CelKind::Absent(..) => {
+                for a in c.kind.atomics() {
+                    qname(&a.name, out);
+                    a.filters.iter().for_each(|f| filter(f, out));
+                }
             }
             CelKind::Filter(x, f) => {
                 cel(x, out);
@@ -141,8 +143,8 @@ fn collect_atom_names(c: &Cel, out: &mut BTreeSet<String>) {
         CelKind::Atom(q) => {
             out.insert(q.name.name.clone());
         }
-        CelKind::Not(a) | CelKind::Absent(a, _) => {
-            out.insert(a.name.name.name.clone());
+        CelKind::Not(_) | CelKind::Absent(..) => {
+            out.extend(c.kind.atomics().iter().map(|a| a.name.name.name.clone()));
         }
         CelKind::As(x, _) | CelKind::Filter(x, _) | CelKind::Plus(x) | CelKind::ContiguousPlus(x) => {
             collect_atom_names(x, out)
@@ -277,8 +279,10 @@ fn collect_aliases(c: &Cel) -> Vec<(String, Span)> {
             }
             // `ABSENT(B AS b ...)`: a name for the absent event (docs/language.md#s3-3a).
             CelKind::Absent(a, _) => {
-                if let Some(name) = a.alias.as_ref().filter(|n| !out.iter().any(|(o, _)| *o == n.name)) {
-                    out.push((name.name.clone(), name.span));
+                for name in a.iter().filter_map(|b| b.alias.as_ref()) {
+                    if !out.iter().any(|(o, _)| *o == name.name) {
+                        out.push((name.name.clone(), name.span));
+                    }
                 }
             }
             CelKind::Atom(_) | CelKind::Not(_) => {}
@@ -349,9 +353,11 @@ impl Resolver<'_> {
         let mut pending = Vec::new();
         for e in &chain[1..] {
             if let CelKind::Absent(a, _) = &e.kind {
-                let edges = self.absent_edges(a)?;
-                let filters = a.filters.iter().map(|f| self.filter(f)).collect::<Result<_, _>>()?;
-                pending.push(Absence { edges, filters, span: e.span });
+                // `ABSENT(B OR C)` is `ABSENT(B) ; ABSENT(C)`: one absence per alternative.
+                for b in a {
+                    let absence = self.absence(b, e.span)?;
+                    pending.push(absence);
+                }
                 continue;
             }
             let next = Box::new(self.cel(e)?);
@@ -363,6 +369,13 @@ impl Resolver<'_> {
         }
         debug_assert!(pending.is_empty(), "a chain ends with a pattern");
         Ok(acc)
+    }
+
+    /// One alternative of `ABSENT(...)` (`span`: the whole `ABSENT(...)`), resolved.
+    fn absence(&mut self, a: &ast::Atomic, span: Span) -> Result<Absence, Diagnostic> {
+        let edges = self.absent_edges(a)?;
+        let filters = a.filters.iter().map(|f| self.filter(f)).collect::<Result<_, _>>()?;
+        Ok(Absence { edges, filters, span })
     }
 
     /// The edges of an absent atom: as [`Resolver::atom`], and its `AS` name, if any,
@@ -520,17 +533,19 @@ fn capturable_types(pattern: &Cel, schema: &Schema, vars: &Variables) -> Vec<Vec
                 aliases(a, schema, vars, out);
                 aliases(b, schema, vars, out);
             }
-            CelKind::Absent(a, _) => {
-                if let Some(v) = a.alias.as_ref().and_then(|x| vars.find(&VarKind::Alias(x.name.clone()))) {
-                    let ids: Vec<TypeId> = match &a.name.stream {
-                        None => schema.types_named(&a.name.name.name).to_vec(),
-                        Some(s) => schema
-                            .stream_id(&s.name)
-                            .and_then(|sid| schema.type_id(sid, &a.name.name.name))
-                            .into_iter()
-                            .collect(),
-                    };
-                    out[v].extend(ids);
+            CelKind::Absent(alternatives, _) => {
+                for a in alternatives {
+                    if let Some(v) = a.alias.as_ref().and_then(|x| vars.find(&VarKind::Alias(x.name.clone()))) {
+                        let ids: Vec<TypeId> = match &a.name.stream {
+                            None => schema.types_named(&a.name.name.name).to_vec(),
+                            Some(s) => schema
+                                .stream_id(&s.name)
+                                .and_then(|sid| schema.type_id(sid, &a.name.name.name))
+                                .into_iter()
+                                .collect(),
+                        };
+                        out[v].extend(ids);
+                    }
                 }
             }
             CelKind::Atom(_) | CelKind::Not(_) => {}

@@ -41,11 +41,13 @@ fn bindable(c: &Cel, r: &Resolved) -> Result<Bound, Diagnostic> {
             let b = atom(q, r);
             Bound { definite: b.clone(), bindable: b, nonempty: true }
         }
-        CelKind::Not(a) | CelKind::Absent(a, _) => {
-            let inner = atom(&a.name, r);
-            let bound = Bound { definite: inner.clone(), bindable: inner, nonempty: true };
-            for f in &a.filters {
-                check_filter(f, &bound, r)?;
+        CelKind::Not(_) | CelKind::Absent(..) => {
+            for a in c.kind.atomics() {
+                let inner = atom(&a.name, r);
+                let bound = Bound { definite: inner.clone(), bindable: inner, nonempty: true };
+                for f in &a.filters {
+                    check_filter(f, &bound, r)?;
+                }
             }
             Bound { bindable: BitSet::new(), definite: BitSet::new(), nonempty: false }
         }
@@ -79,7 +81,9 @@ fn bindable(c: &Cel, r: &Resolved) -> Result<Bound, Diagnostic> {
                 s.nonempty |= t.nonempty;
             }
             for e in &chain {
-                if let CelKind::Absent(a, _) = &e.kind {
+                let CelKind::Absent(alternatives, _) = &e.kind else { continue };
+                // Each alternative reads its own event (and its own name) besides the chain's.
+                for a in alternatives {
                     let mut own = atom(&a.name, r);
                     if let Some(v) = a.alias.as_ref().and_then(|x| r.vars.find(&VarKind::Alias(x.name.clone()))) {
                         own.insert(v);

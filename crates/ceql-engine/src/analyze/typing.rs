@@ -24,7 +24,9 @@ pub(crate) fn for_each_filter_term<'a>(c: &'a Cel, f: &mut dyn FnMut(Span, &'a P
     }
     match &c.kind {
         CelKind::Atom(_) => {}
-        CelKind::Not(a) | CelKind::Absent(a, _) => a.filters.iter().for_each(|fl| filter(fl, f)),
+        CelKind::Not(_) | CelKind::Absent(..) => {
+            c.kind.atomics().iter().flat_map(|a| &a.filters).for_each(|fl| filter(fl, f))
+        }
         CelKind::Filter(x, fl) => {
             for_each_filter_term(x, f);
             filter(fl, f);

@@ -436,7 +436,16 @@ pub fn build_cea(plan: &Plan) -> Result<(Cea, PredTable), Diagnostic> {
     let s = b.sub(&plan.pattern)?;
     // The trailing absence's predicates get bits of their types like any other.
     let trailing = match &plan.trailing {
-        Some((x, _)) => Some(Guard { negated: false, terms: b.terms(&x.edges, &x.filters, x.span)? }),
+        // `ABSENT(β1 OR β2) FOR d`: an event satisfying any alternative cancels.
+        Some((alternatives, _)) => {
+            let mut terms = Vec::new();
+            for x in alternatives {
+                terms.extend(b.terms(&x.edges, &x.filters, x.span)?);
+            }
+            terms.sort();
+            terms.dedup();
+            Some(Guard { negated: false, terms })
+        }
         None => None,
     };
     // Top level: q0 gets a copy of every transition leaving an initial state.

@@ -39,9 +39,10 @@ struct Printer<'a> {
 pub(super) fn normalized(q: &CompiledQuery) -> String {
     let mut p = Printer { q, pending: Vec::new(), aliases: Vec::new(), chars: 0 };
     let (mut text, power) = p.print(&q.plan.pattern);
-    if let Some((x, nanos)) = &q.plan.trailing {
+    if let Some((alternatives, nanos)) = &q.plan.trailing {
         // The trailing absence is not in the automaton: the deadline queue reads it.
-        let absent = p.negated(&x.edges, &x.filters);
+        let absent: Vec<String> = alternatives.iter().map(|x| p.negated(&x.edges, &x.filters)).collect();
+        let absent = absent.join(" OR ");
         text = format!("{} ; ABSENT({absent}) FOR {nanos} ns", operand((text, power), SEQ + 1));
     }
     if text.chars().count() > MAX_CHARS {

@@ -157,13 +157,17 @@ fn unit(pair: Pair<'_>) -> Result<Cel, Diagnostic> {
             Ok(Cel { kind: CelKind::Not(atomic(a)?), span })
         }
         Rule::absent_atom => {
-            let mut operand = None;
+            let mut operand = Vec::new();
             let mut deadline = None;
             let mut for_start = None;
             let mut end = span.end;
             for q in inner.into_inner() {
                 match q.as_rule() {
-                    Rule::absent_operand => operand = Some(atomic(q)?),
+                    Rule::absent_operand => {
+                        for b in q.into_inner().filter(|b| b.as_rule() == Rule::absent_branch) {
+                            operand.push(atomic(b)?);
+                        }
+                    }
                     // The span ends at `)` or at the deadline, not on the whitespace that
                     // the optional `FOR` consumed while it was tried.
                     Rule::rparen => end = Span::of(&q).end,
@@ -179,7 +183,8 @@ fn unit(pair: Pair<'_>) -> Result<Cel, Diagnostic> {
                 }
             }
             let span = Span::new(span.start, deadline.as_ref().map_or(end, |d| d.span.end));
-            Ok(Cel { kind: CelKind::Absent(operand.expect("ABSENT operand"), deadline), span })
+            debug_assert!(!operand.is_empty(), "ABSENT has an operand");
+            Ok(Cel { kind: CelKind::Absent(operand, deadline), span })
         }
         _ => {
             let q = qname(inner);

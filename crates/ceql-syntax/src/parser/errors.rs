@@ -33,6 +33,19 @@ pub(crate) fn from_pest(source: &str, err: pest::error::Error<Rule>) -> Diagnost
     Diagnostic::error("E0100", message, span).with_label(label_for(source, pos, found, &expected))
 }
 
+/// Whether `pos` is inside the parentheses of an `ABSENT(` (a heuristic for the label:
+/// the last `ABSENT` before `pos`, followed by `(`, whose parentheses are still open).
+fn inside_absent(source: &str, pos: usize) -> bool {
+    let before = &source[..pos];
+    let Some(at) = before.to_ascii_uppercase().rfind("ABSENT") else { return false };
+    let rest = &before[at + "ABSENT".len()..];
+    if !rest.trim_start().starts_with('(') {
+        return false;
+    }
+    let depth = rest.chars().fold(0i32, |d, c| d + i32::from(c == '(') - i32::from(c == ')'));
+    depth > 0
+}
+
 /// Words that open a call: the aggregates and `PREV` (docs/language.md#s3-4a).
 const CALLS: [&str; 8] = ["COUNT", "SUM", "AVG", "MIN", "MAX", "FIRST", "LAST", "PREV"];
 
@@ -76,6 +89,12 @@ fn label_for(source: &str, pos: usize, found: &str, expected: &[&str]) -> String
         "PREV takes an attribute of the filtered event: `b[v > PREV(v)]`".into()
     } else if found == ")" && opened && is(&CALLS[1..7], call) {
         format!("`{call}` takes an attribute of a variable: `{call}(b.price)`")
+    } else if (matches!(found, "(" | ";" | ":" | "+" | ":+") || found.eq_ignore_ascii_case("AND"))
+        && inside_absent(source, pos)
+    {
+        "ABSENT(...) holds one event, a type with its filters, or alternatives of one event each \
+         (`ABSENT(B OR C FILTER C[v > 1])`), not a pattern (docs/language.md#s3-3a)"
+            .into()
     } else {
         "unexpected token".into()
     }
