@@ -17,7 +17,8 @@ import math
 import os
 from collections import Counter
 
-from hypothesis import HealthCheck, event, given, settings
+import pytest
+from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 
 import ceql
@@ -192,3 +193,72 @@ def test_stream_with_snapshot_and_restore(case, data):
     if q is None or o[0] != "ok":
         return
     check_stream_with_restore(case, q, data, engine_outputs)
+
+
+# -- measures of complex events that wait for a deadline (docs/language.md#s3-3b, #s3-5a) --
+# mostly rare events (D is noise), so that many complex events survive their deadline
+ABSENT_ATOMICS = ["D", "D", "D FILTER D[v > 2]", "C FILTER C[v > 4]", "B FILTER B[v > 4] OR D",
+                  "D FILTER D[v < 2] OR C FILTER C[w > 2.5]"]
+
+
+@st.composite
+def deadline_measure_cases(draw):
+    """A measures case (schema-less) whose formula gets `` ; ABSENT(β) FOR d``, with a
+    ``WITHIN`` duration instead of its window and CONSUME BY, and time stamps (seconds,
+    non-decreasing, ties possible) on its events."""
+    from gen.case import Case, join_clauses
+
+    case = draw(correlation_cases(measures=True, max_events=14).filter(lambda c: c.schema is None))
+    clauses = {k: v for k, v in case.clauses.items() if k not in ("window", "consume")}
+    formula = case.clauses["where"][len(" WHERE "):]
+    absent = draw(st.sampled_from(ABSENT_ATOMICS), label="absent")
+    d = draw(st.sampled_from([0, 1, 2, 3]), label="d")
+    clauses["where"] = " WHERE (%s) ; ABSENT(%s) FOR %d seconds" % (formula, absent, d)
+    clauses["window"] = " WITHIN %d seconds" % draw(st.integers(1, 6), label="window")
+    steps = draw(st.lists(st.integers(0, 2), min_size=len(case.events), max_size=len(case.events)))
+    t, events = 0, []
+    for e, step in zip(case.events, steps):
+        t += step
+        events.append(dict(e, ts=t))
+    return Case(text=join_clauses(clauses), events=events, schema=None, time_field="ts", time_unit="s",
+                clauses=clauses)
+
+
+@given(case=deadline_measure_cases(), data=st.data())
+@settings(SETTINGS, max_examples=3 * EXAMPLES)  # fast, and most random queries find nothing
+def test_measures_of_matches_waiting_for_a_deadline(case, data):
+    """The measures a complex event had when it ended are reported when its deadline
+    passes: ``run`` (with and without closing the deadlines), and a ``Stream`` with a
+    snapshot and a restore while complex events wait."""
+    from oracle import OracleError, OracleEventError, evaluate
+
+    note(repr(case))
+    try:
+        q = ceql.compile(case.text)
+    except ceql.CeqlInternalError:
+        raise
+    except ceql.CeqlError as e:
+        # The same static error as the oracle (the generator writes some ill-formed
+        # queries), or a refusal of what the engine does not evaluate yet.
+        try:
+            evaluate(case.text, [], time_field="ts", time_unit="s")
+        except OracleError as o:
+            assert o.code == e.code, "oracle %s, engine %s" % (o.code, e)
+            event("static error")
+            return
+        assert e.code == "E0500" and "not supported yet" in str(e), "the oracle accepts it, the engine: %s" % e
+        event("refused (E0500)")
+        return
+    for close in (False, True):
+        try:
+            res = evaluate(case.text, case.events, time_field="ts", time_unit="s", close_deadlines=close)
+        except OracleEventError:
+            with pytest.raises(ceql.CeqlEventError):
+                q.run(case.events, time_field="ts", time_unit="s", close_deadlines=close)
+            event("data error")
+            return
+        ms = q.run(case.events, time_field="ts", time_unit="s", close_deadlines=close)
+        assert all(m.deadline is not None for m in ms)
+        event("close=%s: %s" % (close, "non-empty" if res.outputs else "empty"))
+        check(engine_outputs(ms), oracle_outputs(res), res.limit)
+    check_stream_with_restore(case, q, data, engine_outputs, time_field="ts", time_unit="s")

@@ -152,14 +152,24 @@ def test_stream_snapshot_keeps_the_values_measures_read():
     assert sorted(m.measures["n"] for m in s2.push(EVENTS[3])) == [1, 2]
 
 
-def test_refused_where_measures_would_be_lost():
-    with pytest.raises(ceql.CeqlError) as e:
-        ceql.compile("SELECT count(a) AS n FROM S WHERE A AS a ; ABSENT(B) FOR 1 second WITHIN 1 minute")
-    assert e.value.code == "E0500" and "not supported yet" in str(e.value)
-    # ceql.spark runs measures now (tests/test_spark_measures.py): its plan accepts them.
-    from ceql.spark._plan import plan_of
-
-    plan_of("SELECT count(a) AS n FROM S WHERE A AS a", None)
+def test_measures_of_matches_that_wait_for_a_deadline():
+    """docs/language.md#s3-5a with #s3-3b: a complex event's measures are those of its
+    valuation when it ended, reported with it once its deadline passes, also after a
+    snapshot taken while it waits."""
+    q = ceql.compile("SELECT a, count(b) AS n, sum(b.v) AS total FROM S WHERE A AS a ; (B AS b)+ ; "
+                     "ABSENT(C) FOR 2 seconds WITHIN 10 seconds")
+    events = [{"type": "A", "v": 0, "ts": 0}, {"type": "B", "v": 5, "ts": 1}, {"type": "B", "v": 7, "ts": 2},
+              {"type": "C", "v": 0, "ts": 3}, {"type": "X", "v": 0, "ts": 9}]
+    # Ending at 1 (deadline 3): the C at 3 is at the deadline, so it cancels; ending at 2
+    # (deadline 4): cancelled too. Without the C, all three wait until the X passes them.
+    assert q.run(events, time_field="ts", time_unit="s") == []
+    quiet = events[:3] + events[4:]
+    got = sorted((m.positions, m.measures["n"], m.measures["total"]) for m in q.run(quiet, time_field="ts", time_unit="s"))
+    assert got == [((0,), 1, 5), ((0,), 1, 7), ((0,), 2, 12)]
+    s = q.stream(time_field="ts", time_unit="s")
+    assert s.push_many(quiet[:3]) == [] and s.waiting == 3
+    s2 = ceql.Stream.restore(q, s.snapshot())
+    assert sorted((m.positions, m.measures["n"], m.measures["total"]) for m in s2.push(quiet[3])) == got
 
 
 def test_an_aggregate_of_a_string_names_the_event_that_holds_it():

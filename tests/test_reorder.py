@@ -166,8 +166,8 @@ def test_without_max_delay_flush_and_advance_watermark_return_nothing():
 def test_a_version_5_engine_snapshot_is_refused_with_its_version():
     """Version 6 changed the options (captures) and appended the deadline queue and the
     reorder buffer, version 7 the stored attribute values, version 8 the routing kind
-    check's state, version 9 the type field: a version-5 engine snapshot is refused,
-    naming its version."""
+    check's state, version 9 the type field, version 10 the waiting measures: a
+    version-5 engine snapshot is refused, naming its version."""
     q = ceql.compile(Q)
     s = q.stream(time_field="ts", time_unit="s")
     s.push_many(SORTED[:3])
@@ -175,7 +175,7 @@ def test_a_version_5_engine_snapshot_is_refused_with_its_version():
     header = len(b"CEQLPY") + 10
     version, n = struct.unpack("<HQ", data[len(b"CEQLPY"):header])
     native, rest = data[header:header + n], data[header + n:-4]
-    assert native[8:12] == (9).to_bytes(4, "little")
+    assert native[8:12] == (10).to_bytes(4, "little")
     old = native[:8] + (5).to_bytes(4, "little") + native[12:]
     body = b"CEQLPY" + struct.pack("<HQ", version, len(old)) + old + rest
     with pytest.raises(ceql.CeqlSnapshotError, match="format version 5 is not supported"):

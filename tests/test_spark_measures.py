@@ -87,13 +87,13 @@ def canon(v):
     return v
 
 
-def oracle_truth(rows, query, key="sensor", captures=False):
+def oracle_truth(rows, query, key="sensor", captures=False, close_deadlines=False):
     """(key, start µs, end µs, offsets, measures[, variables]) of every output by the oracle."""
     from oracle import evaluate
 
     ordered = sorted(rows, key=lambda r: (r["ts"], r["offset"]))
     plain = [dict(r, ts=ss.micros(r["ts"])) for r in ordered]
-    res = evaluate(query, plain, time_field="ts", time_unit="us", captures=captures)
+    res = evaluate(query, plain, time_field="ts", time_unit="us", captures=captures, close_deadlines=close_deadlines)
     out = []
     for s, e, ps, meas in res.matches():
         k = (ordered[e][key],) if key else ()
@@ -217,14 +217,26 @@ def test_names_that_clash_are_refused(spark):
     assert "event_x" in cs.explode_events(out).columns
 
 
-def test_a_trailing_absence_with_measures_is_refused(spark):
-    import ceql
-    import ceql.spark as cs
+#: Measures of complex events that wait for a deadline (docs/language.md#s3-5a, #s3-3b).
+QUERY_WAIT = ("SELECT *, count(w) AS n, avg(w.temp) AS av FROM S WHERE (HOT AS h FILTER h[temp > 40]) ; (WARM AS w)+ ; "
+              "ABSENT(COLD FILTER COLD[temp < 10] OR OTHER) FOR 5 seconds PARTITION BY [sensor] WITHIN 20 seconds")
 
-    with pytest.raises(ceql.CeqlError) as e:
-        cs.detect(hand_df(spark), "SELECT a, count(a) AS n FROM S WHERE A AS a ; ABSENT(B) FOR 5 seconds WITHIN 1 minute",
-                  time_field="ts", order_field="offset")
-    assert e.value.code == "E0500"
+
+def test_a_trailing_absence_with_measures_against_the_oracle(spark):
+    """Batch, with and without closing the deadlines: the measures a complex event had when
+    it ended, and its deadline."""
+    import ceql.spark as cs
+    from pyspark.sql import functions as F
+
+    rows = events(110, 3, seed=34)  # the oracle enumerates the iteration's subsets: keep it small
+    for close in (False, True):
+        truth = oracle_truth(rows, QUERY_WAIT, close_deadlines=close)
+        assert len(truth) > 5
+        out = cs.detect(to_df(spark, rows), QUERY_WAIT, time_field="ts", order_field="offset", close_deadlines=close)
+        assert out.columns == ["sensor", "match_id", "start_time", "end_time", "deadline", "n", "av", "events"]
+        assert_same(collect(out, ["n", "av"]), truth)
+        late = out.where(F.col("deadline") != F.col("end_time") + F.expr("INTERVAL 5 SECONDS")).count()
+        assert late == 0
 
 
 # -- match_id by its definition (docs/spark.md, "match_id", step 6) ---------------
@@ -335,6 +347,15 @@ def test_streaming_against_the_oracle_with_captures(spark, tmp_path):
     rows = sorted(rows, key=lambda r: (r["offset"] // 10, random.Random(r["offset"]).random()))
     out = run_stream(spark, tmp_path, rows, QUERY, 50, captures=True)
     assert_same(collect(out, MEASURES, captures=True), oracle_truth(rows, QUERY, captures=True))
+
+
+def test_streaming_measures_of_matches_waiting_for_a_deadline(spark, tmp_path):
+    """Each micro-batch restores the state, the waiting complex events with their measures."""
+    rows = events(110, 3, seed=34)  # the oracle enumerates the iteration's subsets: keep it small
+    out = run_stream(spark, tmp_path, rows, QUERY_WAIT, 40)
+    truth = oracle_truth(rows, QUERY_WAIT, close_deadlines=True)  # the flush event passes every deadline
+    assert len(truth) > 5
+    assert_same(collect(out, ["n", "av"]), truth)
 
 
 def test_streaming_equals_the_engine_and_the_batch_ids(spark, tmp_path):

@@ -30,6 +30,9 @@ pub struct NativeRuntime {
     /// The measure columns of `push_arrow_delayed`, typed from the first Arrow data it
     /// read, so that every batch of one stream has the same schema.
     delayed_fields: Option<Vec<arrow_schema::Field>>,
+    /// The measure columns of the last Arrow output (either path), for the matches of a
+    /// trailing absence handed over by `take_fired_arrow`: the same types.
+    last_fields: Option<Vec<arrow_schema::Field>>,
 }
 
 impl NativeRuntime {
@@ -193,6 +196,7 @@ impl NativeRuntime {
             names: captures.then(|| Arc::new(query.inner.capture_names())),
             measure_names: Arc::new(query.inner.measure_names()),
             delayed_fields: None,
+            last_fields: None,
             rt,
             out: MatchBuffer::new(),
             out32: MatchBuffer::empty(),
@@ -337,6 +341,7 @@ impl NativeRuntime {
                 this.rt.advance_delayed(w, &mut out).map_err(|e| event_error(py, &e))?;
             }
             let fields = this.delayed_fields.clone().unwrap_or_else(|| this.rt.query().measure_fields(None));
+            this.last_fields = Some(fields.clone());
             let batch = out.into_record_batch_with_measures(0, this.names.as_deref().map(Vec::as_slice), &fields);
             Ok(ArrowBatch::new(batch.map_err(PyValueError::new_err)?))
         })
@@ -392,11 +397,13 @@ impl NativeRuntime {
             let _ = this.rt.take_emitted_deadlines(); // the Arrow output has no deadline column
             let names = this.names.clone();
             let names = names.as_deref().map(Vec::as_slice);
-            if narrow {
-                push_into_batch(py, &mut this.rt, data, &mut this.out32, first_id, whole, names)
+            let (batch, fields) = if narrow {
+                push_into_batch(py, &mut this.rt, data, &mut this.out32, first_id, whole, names)?
             } else {
-                push_into_batch(py, &mut this.rt, data, &mut this.out, first_id, whole, names)
-            }
+                push_into_batch(py, &mut this.rt, data, &mut this.out, first_id, whole, names)?
+            };
+            this.last_fields = Some(fields);
+            Ok(batch)
         })
     }
 
@@ -501,13 +508,14 @@ impl NativeRuntime {
                 this.rt.close_deadlines();
             }
             let names = this.names.clone();
+            let fields = this.last_fields.as_deref();
             let batch = if narrow {
-                fired_batch::<u32>(&mut this.rt, first_id, names.as_deref().map(Vec::as_slice))
+                fired_batch::<u32>(&mut this.rt, first_id, names.as_deref().map(Vec::as_slice), fields)
             } else {
-                fired_batch::<u64>(&mut this.rt, first_id, names.as_deref().map(Vec::as_slice))
+                fired_batch::<u64>(&mut this.rt, first_id, names.as_deref().map(Vec::as_slice), fields)
             };
             let _ = this.rt.take_emitted_deadlines(); // the Arrow output has no deadline column
-            Ok(ArrowBatch::new(batch))
+            Ok(ArrowBatch::new(batch.map_err(PyValueError::new_err)?))
         })
     }
 
@@ -551,6 +559,7 @@ impl NativeRuntime {
                 names: rt.options().captures.then(|| Arc::new(query.inner.capture_names())),
                 measure_names: Arc::new(query.inner.measure_names()),
                 delayed_fields: None,
+                last_fields: None,
                 rt,
                 out: MatchBuffer::new(),
                 out32: MatchBuffer::empty(),
@@ -585,8 +594,8 @@ fn push_arrow_rows<P: Position>(
 
 /// Pushes `data` and returns its complex events as one Arrow batch: into a fresh
 /// buffer made for a whole output, or into `kept`, which is left presized for the
-/// next batch.
-/// With `names` (captures on), the batch has a `variables` column too.
+/// next batch. With `names` (captures on), the batch has a `variables` column too.
+/// Also returns the measure columns the batch was typed with.
 fn push_into_batch<P: Position>(
     py: Python<'_>,
     rt: &mut Runtime,
@@ -595,7 +604,7 @@ fn push_into_batch<P: Position>(
     first_id: u64,
     whole: bool,
     names: Option<&[Vec<String>]>,
-) -> PyResult<ArrowBatch> {
+) -> PyResult<(ArrowBatch, Vec<arrow_schema::Field>)> {
     let (out, schema) = if whole {
         let mut out = MatchBuffer::for_whole_output();
         let schema = push_arrow_rows(py, rt, data, &mut out)?;
@@ -607,18 +616,25 @@ fn push_into_batch<P: Position>(
     };
     let fields = rt.query().measure_fields(Some(&schema));
     let batch = out.into_record_batch_with_measures(first_id, names, &fields).map_err(PyValueError::new_err)?;
-    Ok(ArrowBatch::new(batch))
+    Ok((ArrowBatch::new(batch), fields))
 }
 
-/// The matches of a trailing absence that are ready, as an Arrow batch (no
-/// measures: a query ending with `ABSENT(...) FOR` has none, E0500).
-fn fired_batch<P: Position>(rt: &mut Runtime, first_id: u64, names: Option<&[Vec<String>]>) -> RecordBatch {
+/// The matches of a trailing absence that are ready, as an Arrow batch, with their
+/// measure columns typed as `fields` (those of the runtime's last Arrow output), or,
+/// before any, from the query and the values (a caller with a fixed schema casts them).
+fn fired_batch<P: Position>(
+    rt: &mut Runtime,
+    first_id: u64,
+    names: Option<&[Vec<String>]>,
+    fields: Option<&[arrow_schema::Field]>,
+) -> Result<RecordBatch, String> {
     let mut out = MatchBuffer::<P>::empty();
     rt.take_fired(&mut out);
-    match names {
-        Some(names) => out.into_record_batch_with_variables(first_id, names),
-        None => out.into_record_batch(first_id),
-    }
+    let fields = match fields {
+        Some(f) => f.to_vec(),
+        None => out.measure_fields_from_values(rt.query().measure_fields(None)),
+    };
+    out.into_record_batch_with_measures(first_id, names, &fields)
 }
 
 /// A watermark for the reorder buffer in nanoseconds: a number in the time field's

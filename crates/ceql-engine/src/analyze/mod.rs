@@ -332,14 +332,6 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
         Some(d) => Some(absence::check_trailing(query, &window, d)?),
         None => None,
     };
-    if let (Some(_), Some(m)) = (deadline_nanos, measures.first()) {
-        return Err(Diagnostic::error(
-            "E0500",
-            "not supported yet: measures in a query ending with ABSENT(...) FOR",
-            m.span,
-        )
-        .with_label("the matches that wait for their deadline do not keep measures yet"));
-    }
     // Lints.
     lints::safety(&query.pattern, &mut warnings);
     valuation_lint::valuation_blowup(&query.pattern, &mut warnings);

@@ -68,6 +68,38 @@ fn engine_type(t: &DataType) -> DataType {
 }
 
 impl<P: Position> MatchBuffer<P> {
+    /// `fields` (the query's measure columns typed without an input schema) with each
+    /// column of unknown type (`Null`: an attribute without a declaration) typed from
+    /// the values held: `Int64` for integers and time stamps, `Float64` if any value is
+    /// a double, `LargeUtf8`, `Boolean`. Why: matches that waited for a deadline can be
+    /// handed over by a runtime restored from a snapshot before it read any input whose
+    /// schema would type them; a caller with a fixed schema casts these columns to it.
+    pub fn measure_fields_from_values(&self, fields: Vec<Field>) -> Vec<Field> {
+        let width = self.measure_width;
+        fields
+            .into_iter()
+            .enumerate()
+            .map(|(k, f)| {
+                if f.data_type() != &DataType::Null || width == 0 {
+                    return f;
+                }
+                let mut t = DataType::Null;
+                for v in self.measures.iter().skip(k).step_by(width) {
+                    t = match (v, &t) {
+                        (Value::Null, _) => continue,
+                        (Value::Float(_), _) | (Value::Int(_) | Value::Timestamp(_), DataType::Float64) => {
+                            DataType::Float64
+                        }
+                        (Value::Int(_) | Value::Timestamp(_), _) => DataType::Int64,
+                        (Value::Str(_), _) => DataType::LargeUtf8,
+                        (Value::Bool(_), _) => DataType::Boolean,
+                    };
+                }
+                Field::new(f.name(), t, true)
+            })
+            .collect()
+    }
+
     /// The record batch of [`MatchBuffer::into_record_batch`] (with the `variables`
     /// column when `names` is given, captures on), plus one column per measure of
     /// `fields` ([`CompiledQuery::measure_fields`]). A value that does not fit its

@@ -19,6 +19,7 @@ use super::Runtime;
 use crate::cea::Guard;
 use crate::output::{MatchBuffer, Position};
 use crate::schema::TypeId;
+use crate::value::Value;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 
@@ -78,13 +79,17 @@ struct Group {
 }
 
 /// One complex event in the flat queues: its positions (and labels, with captures on)
-/// are the next `len` entries of the position (and label) queue.
+/// are the next `len` entries of the position (and label) queue, its measures the next
+/// `measures` values of the measure queue (docs/language.md#s3-5a; computed when it was
+/// deferred, from the values of the window then).
 #[derive(Clone, Copy, Debug)]
 struct Head {
     start: u64,
     end: u64,
     deadline: i64,
     len: u32,
+    /// Measure values (the query's measure count, or 0).
+    measures: u16,
     labelled: bool,
 }
 
@@ -94,17 +99,25 @@ struct Flat {
     heads: VecDeque<Head>,
     positions: VecDeque<u64>,
     labels: VecDeque<u32>,
+    measures: VecDeque<Value>,
 }
 
-/// A complex event popped from a [`Flat`]: its head, positions and labels.
-type Sink<'s> = &'s mut dyn FnMut(&Head, &mut dyn Iterator<Item = u64>, &mut dyn Iterator<Item = u32>);
+/// A complex event popped from a [`Flat`]: its head, positions, labels and measures.
+type Sink<'s> = &'s mut dyn FnMut(
+    &Head,
+    &mut dyn Iterator<Item = u64>,
+    &mut dyn Iterator<Item = u32>,
+    &mut dyn Iterator<Item = Value>,
+);
 
 impl Flat {
-    fn push(&mut self, start: u64, end: u64, deadline: i64, positions: &[u64], labels: &[u32]) {
+    fn push(&mut self, start: u64, end: u64, deadline: i64, positions: &[u64], labels: &[u32], measures: &[Value]) {
         let len = u32::try_from(positions.len()).expect("a complex event has fewer than 2^32 positions");
-        self.heads.push_back(Head { start, end, deadline, len, labelled: !labels.is_empty() });
+        let width = u16::try_from(measures.len()).expect("a query has fewer than 2^16 measures");
+        self.heads.push_back(Head { start, end, deadline, len, measures: width, labelled: !labels.is_empty() });
         self.positions.extend(positions);
         self.labels.extend(labels);
+        self.measures.extend(measures.iter().cloned());
     }
 
     /// Whether the complex events are whole and name what the stream has: each
@@ -114,9 +127,11 @@ impl Flat {
     fn well_formed(&self, issued: u64, horizon: u64, labels: u32) -> bool {
         let n: usize = self.heads.iter().map(|h| h.len as usize).sum();
         let labelled: usize = self.heads.iter().filter(|h| h.labelled).map(|h| h.len as usize).sum();
+        let measured: usize = self.heads.iter().map(|h| h.measures as usize).sum();
         let seen = |p: &u64| (horizon..issued).contains(p);
         n == self.positions.len()
             && labelled == self.labels.len()
+            && measured == self.measures.len()
             && self.heads.iter().all(|h| seen(&h.start) && seen(&h.end) && h.start <= h.end)
             && self.positions.iter().all(seen)
             && self.labels.iter().all(|&l| l < labels)
@@ -127,15 +142,22 @@ impl Flat {
         let h = self.heads.pop_front().expect("a head per complex event");
         let n = h.len as usize;
         let labels = if h.labelled { n } else { 0 };
-        sink(&h, &mut self.positions.drain(..n), &mut self.labels.drain(..labels));
+        let measures = h.measures as usize;
+        sink(
+            &h,
+            &mut self.positions.drain(..n),
+            &mut self.labels.drain(..labels),
+            &mut self.measures.drain(..measures),
+        );
     }
 
     /// Moves the first complex event to the back of `other`.
     fn move_first_to(&mut self, other: &mut Flat) {
-        self.pop(&mut |h, ps, ls| {
+        self.pop(&mut |h, ps, ls, ms| {
             other.heads.push_back(*h);
             other.positions.extend(ps);
             other.labels.extend(ls);
+            other.measures.extend(ms);
         });
     }
 
@@ -157,7 +179,25 @@ impl Flat {
     }
 
     fn push_owned(&mut self, m: &Waiting) {
-        self.push(m.start, m.end, m.deadline, &m.positions, &m.labels);
+        self.push(m.start, m.end, m.deadline, &m.positions, &m.labels, &[]);
+    }
+
+    /// Gives each complex event `width` of `values`, in order (a snapshot's measures,
+    /// stored apart from [`Wire`]); false if they do not match the complex events.
+    fn set_measures(&mut self, width: u16, values: &mut std::vec::IntoIter<Value>) -> bool {
+        if width == 0 {
+            return true;
+        }
+        for h in &mut self.heads {
+            h.measures = width;
+            for _ in 0..width {
+                match values.next() {
+                    Some(v) => self.measures.push_back(v),
+                    None => return false,
+                }
+            }
+        }
+        true
     }
 }
 
@@ -216,6 +256,21 @@ pub(crate) struct Deadlines {
 const KEYS_KEPT: usize = 64;
 
 impl Deadlines {
+    /// The measures of the waiting complex events, then of the ready ones, in order:
+    /// snapshots store them after the rest of the state (format 10), so that [`Wire`],
+    /// and with it a format 9 snapshot, stays as it was.
+    pub(crate) fn measure_values(&self) -> Vec<Value> {
+        self.queue.measures.iter().chain(&self.ready.measures).cloned().collect()
+    }
+
+    /// Gives the complex events of a restored snapshot their measures, `width` each (the
+    /// query's measure count); false if `values` are not exactly theirs.
+    pub(crate) fn restore_measures(&mut self, width: usize, values: Vec<Value>) -> bool {
+        let Ok(width) = u16::try_from(width) else { return false };
+        let mut it = values.into_iter();
+        self.queue.set_measures(width, &mut it) && self.ready.set_measures(width, &mut it) && it.next().is_none()
+    }
+
     /// Lowest position a waiting complex event can contain.
     pub(crate) fn horizon(&self) -> Option<u64> {
         let queued = self.groups.front().map(|p| p.horizon);
@@ -285,7 +340,7 @@ impl Deadlines {
             self.groups.pop_front();
             self.keys.drain(..g.key_len as usize);
             for _ in 0..g.matches {
-                self.queue.pop(&mut |_, _, _| {});
+                self.queue.pop(&mut |_, _, _, _| {});
             }
         }
     }
@@ -294,7 +349,10 @@ impl Deadlines {
     /// and the ready ones (what the state budget counts).
     pub(crate) fn memory_bytes(&self) -> usize {
         let flat = |f: &Flat| {
-            f.heads.capacity() * std::mem::size_of::<Head>() + f.positions.capacity() * 8 + f.labels.capacity() * 4
+            f.heads.capacity() * std::mem::size_of::<Head>()
+                + f.positions.capacity() * 8
+                + f.labels.capacity() * 4
+                + f.measures.capacity() * std::mem::size_of::<Value>()
         };
         let keys = self.key_bytes + self.live.capacity() * (std::mem::size_of::<(Vec<u8>, Live)>() + 8);
         self.groups.capacity() * std::mem::size_of::<Group>()
@@ -372,7 +430,7 @@ impl Deadlines {
                     take(&mut self.queue, &mut self.ready, &mut self.emitted);
                     n += 1;
                 } else {
-                    self.queue.pop(&mut |_, _, _| {});
+                    self.queue.pop(&mut |_, _, _, _| {});
                 }
             }
         }
@@ -451,8 +509,13 @@ fn emit<P: Position>(
     h: &Head,
     ps: &mut dyn Iterator<Item = u64>,
     ls: &mut dyn Iterator<Item = u32>,
+    ms: &mut dyn Iterator<Item = Value>,
 ) {
     let n = h.len as usize;
+    if h.measures > 0 {
+        let values: Vec<Value> = ms.collect();
+        out.push_measures(&values);
+    }
     let (start, end) = (P::narrow(h.start), P::narrow(h.end));
     if n <= STACK_POSITIONS {
         let mut positions = [P::default(); STACK_POSITIONS];
@@ -493,7 +556,7 @@ impl Runtime {
     ) {
         self.take_fired(out);
         let n = self.state.deadlines.fire(Some(w), |queue, _, emitted| {
-            queue.pop(&mut |h, ps, ls| emit(out, emitted, h, ps, ls));
+            queue.pop(&mut |h, ps, ls, ms| emit(out, emitted, h, ps, ls, ms));
         });
         self.state.stats.matches += n;
         let Some(ty) = ty else { return };
@@ -527,7 +590,7 @@ impl Runtime {
             let dl = &mut self.state.deadlines;
             dl.defer(&self.scratch.key_buf, deadline, horizon, matches, keep);
             for m in buf.iter() {
-                dl.queue.push(m.start, m.end, deadline, m.positions, m.labels);
+                dl.queue.push(m.start, m.end, deadline, m.positions, m.labels, m.measures);
                 if let Some(d) = &mut dl.deferred {
                     // The interval's ends too: a projection or a leading NOT(...) can
                     // leave them out of the positions, and outputs read their times.
@@ -546,7 +609,7 @@ impl Runtime {
     pub fn take_fired<P: Position>(&mut self, out: &mut MatchBuffer<P>) {
         let Deadlines { ready, emitted, .. } = &mut self.state.deadlines;
         while !ready.heads.is_empty() {
-            ready.pop(&mut |h, ps, ls| emit(out, emitted, h, ps, ls));
+            ready.pop(&mut |h, ps, ls, ms| emit(out, emitted, h, ps, ls, ms));
         }
     }
 

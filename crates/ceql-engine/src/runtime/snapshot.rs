@@ -20,8 +20,13 @@ const MAGIC: &[u8; 8] = b"CEQLSNAP";
 /// capture labels); 7: the attribute values kept for filters between events; the
 /// state ends with the complex events waiting for the deadline of a trailing
 /// absence and the reorder buffer, in that order; 8: the window coordinate of the last NaN
-/// routing value, before the reorder buffer; 9: the options carry `type_field`).
-pub const SNAPSHOT_VERSION: u32 = 9;
+/// routing value, before the reorder buffer; 9: the options carry `type_field`; 10: after
+/// the state, the measures of the complex events waiting for a deadline, a postcard
+/// `Vec<Value>` of its own, so that a format 9 snapshot, which has none, still restores).
+pub const SNAPSHOT_VERSION: u32 = 10;
+
+/// The oldest format [`Runtime::restore`] reads: 9 is 10 without the waiting measures.
+const OLDEST_VERSION: u32 = 9;
 
 /// Why a snapshot cannot be restored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,6 +147,8 @@ impl Runtime {
         let mut out = MAGIC.to_vec();
         out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
         out.extend(postcard::to_stdvec(&state).expect("snapshot state is serialisable"));
+        let measures = self.state.deadlines.measure_values();
+        out.extend(postcard::to_stdvec(&measures).expect("measure values are serialisable"));
         out
     }
 
@@ -153,14 +160,22 @@ impl Runtime {
         let version = u32::from_le_bytes(data[8..12].try_into().expect("4 bytes"));
         // Version 5 (before captures, deadlines and the reorder buffer) differs inside the
         // options, so it is refused rather than guessed.
-        if version != SNAPSHOT_VERSION {
+        if !(OLDEST_VERSION..=SNAPSHOT_VERSION).contains(&version) {
             return Err(SnapshotError(format!(
                 "format version {version} is not supported (expected {SNAPSHOT_VERSION}); take a new snapshot \
                  with this version of ceql"
             )));
         }
         let payload = &data[12..];
-        let state: State = postcard::from_bytes(payload).map_err(|e| SnapshotError(format!("corrupt payload: {e}")))?;
+        let corrupt = |e: postcard::Error| SnapshotError(format!("corrupt payload: {e}"));
+        let (state, rest): (State, &[u8]) = postcard::take_from_bytes(payload).map_err(corrupt)?;
+        let measures: Vec<crate::value::Value> = if version >= 10 {
+            postcard::from_bytes(rest).map_err(corrupt)?
+        } else if rest.is_empty() {
+            Vec::new()
+        } else {
+            return Err(SnapshotError("corrupt payload: bytes after the state".into()));
+        };
         if state.fingerprint != query.fingerprint {
             return Err(SnapshotError("it was taken from a different query (text, schema or options differ)".into()));
         }
@@ -223,7 +238,10 @@ impl Runtime {
                 "malformed tECS: a node refers to a newer node or to a position not seen".into(),
             ));
         }
-        if !rt.state.deadlines.well_formed(state.position, rt.horizon(), label_limit as u32) {
+        let width = rt.config.query.plan.measures.len();
+        if !rt.state.deadlines.restore_measures(width, measures)
+            || !rt.state.deadlines.well_formed(state.position, rt.horizon(), label_limit as u32)
+        {
             return Err(SnapshotError("malformed matches waiting for a deadline".into()));
         }
         let evicted = state.evicted.into_iter().map(|p| (p, false));
