@@ -180,3 +180,21 @@ def test_an_aggregate_of_a_string_names_the_event_that_holds_it():
     with pytest.raises(ceql.CeqlEventError, match=r"position 2.*sum needs numbers, found string at position 1 "
                                                   r"\(sum\(b\.v\), a measure of the match ending at this event\)"):
         q.run(events)
+
+
+def test_a_measure_error_is_raised_when_its_complex_event_ends_even_if_it_is_cancelled():
+    """docs/language.md#s3-5a, "With a trailing absence": measures are computed when the
+    complex event ends, before its deadline is known; its data error is raised then (as
+    some order of evaluation does: the oracle's "may"), although the B at 1 cancels it
+    (the oracle's "must" reports nothing and raises nothing)."""
+    import oracle
+
+    q = "SELECT *, sum(a.v) AS s FROM S WHERE A AS a ; ABSENT(B OR C) FOR 2 seconds WITHIN 5 seconds"
+    events = [{"type": "A", "v": "str", "ts": 0}, {"type": "B", "v": 1, "ts": 1}, {"type": "X", "v": 1, "ts": 5}]
+    timed = dict(time_field="ts", time_unit="s")
+    assert oracle.evaluate(q, events, **timed).matches() == []
+    with pytest.raises(oracle.OracleEventError):
+        oracle.evaluate(q, events, data_errors="may", **timed)
+    with pytest.raises(ceql.CeqlEventError) as e:
+        ceql.compile(q).run(events, **timed)
+    assert "sum(a.v)" in str(e.value) and "a measure of the match ending at this event" in str(e.value)

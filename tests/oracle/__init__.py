@@ -110,6 +110,9 @@ Points where the specification is ambiguous or self-contradictory, and the readi
     ``data_errors="must"`` (the default) the oracle raises what every order raises (and not
     when a trailing ``ABSENT`` drops the output), with ``"may"`` what some order raises. An
     engine that raises must match "may"; one that does not must match "must", outputs included.
+    Measures (docs/language.md#s3-5a) with a trailing ``ABSENT`` are computed when the complex
+    event ends: under "may" their data errors are raised also for the outputs the absence
+    drops, under "must" only for those it keeps.
 17. A trailing ``ABSENT(beta) FOR d`` whose filters read the match (``y.attr``, aggregates;
     docs/language.md#s3-3b "satisfies beta (as for docs/language.md#s3-3a)" with #s3-3a "Absence with a condition
     on the match"; the engine refuses it with E0500). Evaluated, not refused: the absence acts on

@@ -267,6 +267,12 @@ def evaluate(query_text, events, *, schema=None, time_field=None, time_unit="ns"
         else:
             ys = select(strategy, xs, substreams[k])
             ws = [v for v in ys if in_window(v)]
+        # docs/language.md#s3-5a: with a trailing absence, the measures are computed when the
+        # complex event ends, before its deadline is known: under "may", the data errors of
+        # the measures of outputs the absence drops are raised too.
+        if q.measures and trailing is not None and data_errors == "may":
+            for v in ws:
+                measures(q, v, evs)
         # docs/language.md#s3-3b: the absence acts on the outputs of psi, after the strategy
         # and the window; an output is kept if one of the valuations giving it passes.
         ws = [v for v in ws if not dropped_by_absence(v, k)]

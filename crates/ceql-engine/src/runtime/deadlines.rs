@@ -102,13 +102,10 @@ struct Flat {
     measures: VecDeque<Value>,
 }
 
-/// A complex event popped from a [`Flat`]: its head, positions, labels and measures.
-type Sink<'s> = &'s mut dyn FnMut(
-    &Head,
-    &mut dyn Iterator<Item = u64>,
-    &mut dyn Iterator<Item = u32>,
-    &mut dyn Iterator<Item = Value>,
-);
+/// A complex event popped from a [`Flat`]: its head, positions and labels (its measures
+/// stay at the front of the measure queue until [`Flat::drop_measures`] or their move:
+/// most queries have none, and passing an empty drain cost every pop, callgrind).
+type Sink<'s> = &'s mut dyn FnMut(&Head, &mut dyn Iterator<Item = u64>, &mut dyn Iterator<Item = u32>);
 
 impl Flat {
     fn push(&mut self, start: u64, end: u64, deadline: i64, positions: &[u64], labels: &[u32], measures: &[Value]) {
@@ -117,7 +114,10 @@ impl Flat {
         self.heads.push_back(Head { start, end, deadline, len, measures: width, labelled: !labels.is_empty() });
         self.positions.extend(positions);
         self.labels.extend(labels);
-        self.measures.extend(measures.iter().cloned());
+        // Most queries have no measures: no call for an empty slice.
+        if !measures.is_empty() {
+            self.measures.extend(measures.iter().cloned());
+        }
     }
 
     /// Whether the complex events are whole and name what the stream has: each
@@ -137,28 +137,46 @@ impl Flat {
             && self.labels.iter().all(|&l| l < labels)
     }
 
-    /// Removes the first complex event, handing it to `sink`.
-    fn pop(&mut self, sink: Sink<'_>) {
+    /// Removes the first complex event, handing it to `sink`; returns its head. Its
+    /// measures are then the first `head.measures` of the measure queue: the caller
+    /// takes them ([`Flat::take_measures`]) or drops them ([`Flat::drop_measures`]).
+    fn pop(&mut self, sink: Sink<'_>) -> Head {
         let h = self.heads.pop_front().expect("a head per complex event");
         let n = h.len as usize;
         let labels = if h.labelled { n } else { 0 };
-        let measures = h.measures as usize;
-        sink(
-            &h,
-            &mut self.positions.drain(..n),
-            &mut self.labels.drain(..labels),
-            &mut self.measures.drain(..measures),
-        );
+        sink(&h, &mut self.positions.drain(..n), &mut self.labels.drain(..labels));
+        h
+    }
+
+    /// Removes and drops the first complex event, measures included.
+    fn discard(&mut self) {
+        let h = self.pop(&mut |_, _, _| {});
+        self.drop_measures(&h);
+    }
+
+    /// Drops the measures of the complex event `h` just popped.
+    #[inline]
+    fn drop_measures(&mut self, h: &Head) {
+        if h.measures > 0 {
+            self.measures.drain(..h.measures as usize);
+        }
+    }
+
+    /// The measures of the complex event `h` just popped, taken out.
+    fn take_measures(&mut self, h: &Head) -> std::collections::vec_deque::Drain<'_, Value> {
+        self.measures.drain(..h.measures as usize)
     }
 
     /// Moves the first complex event to the back of `other`.
     fn move_first_to(&mut self, other: &mut Flat) {
-        self.pop(&mut |h, ps, ls, ms| {
+        let h = self.pop(&mut |h, ps, ls| {
             other.heads.push_back(*h);
             other.positions.extend(ps);
             other.labels.extend(ls);
-            other.measures.extend(ms);
         });
+        if h.measures > 0 {
+            other.measures.extend(self.take_measures(&h));
+        }
     }
 
     /// Complex event `i`, owned, whose positions and labels start at `offsets` (advanced
@@ -340,7 +358,7 @@ impl Deadlines {
             self.groups.pop_front();
             self.keys.drain(..g.key_len as usize);
             for _ in 0..g.matches {
-                self.queue.pop(&mut |_, _, _, _| {});
+                self.queue.discard();
             }
         }
     }
@@ -430,7 +448,7 @@ impl Deadlines {
                     take(&mut self.queue, &mut self.ready, &mut self.emitted);
                     n += 1;
                 } else {
-                    self.queue.pop(&mut |_, _, _, _| {});
+                    self.queue.discard();
                 }
             }
         }
@@ -502,6 +520,16 @@ impl From<Deadlines> for Wire {
 /// handed over (longer ones in a vector).
 const STACK_POSITIONS: usize = 32;
 
+/// Removes the first complex event of `flat` and appends it to `out`, with its measures.
+#[inline]
+fn emit_first<P: Position>(flat: &mut Flat, out: &mut MatchBuffer<P>, emitted: &mut Option<Vec<i64>>) {
+    let h = flat.pop(&mut |h, ps, ls| emit(out, emitted, h, ps, ls));
+    if h.measures > 0 {
+        let values: Vec<Value> = flat.take_measures(&h).collect();
+        out.push_measures(&values);
+    }
+}
+
 /// Appends a fired complex event to `out`, recording its deadline if asked to.
 fn emit<P: Position>(
     out: &mut MatchBuffer<P>,
@@ -509,13 +537,8 @@ fn emit<P: Position>(
     h: &Head,
     ps: &mut dyn Iterator<Item = u64>,
     ls: &mut dyn Iterator<Item = u32>,
-    ms: &mut dyn Iterator<Item = Value>,
 ) {
     let n = h.len as usize;
-    if h.measures > 0 {
-        let values: Vec<Value> = ms.collect();
-        out.push_measures(&values);
-    }
     let (start, end) = (P::narrow(h.start), P::narrow(h.end));
     if n <= STACK_POSITIONS {
         let mut positions = [P::default(); STACK_POSITIONS];
@@ -556,7 +579,7 @@ impl Runtime {
     ) {
         self.take_fired(out);
         let n = self.state.deadlines.fire(Some(w), |queue, _, emitted| {
-            queue.pop(&mut |h, ps, ls, ms| emit(out, emitted, h, ps, ls, ms));
+            emit_first(queue, out, emitted);
         });
         self.state.stats.matches += n;
         let Some(ty) = ty else { return };
@@ -609,7 +632,7 @@ impl Runtime {
     pub fn take_fired<P: Position>(&mut self, out: &mut MatchBuffer<P>) {
         let Deadlines { ready, emitted, .. } = &mut self.state.deadlines;
         while !ready.heads.is_empty() {
-            ready.pop(&mut |h, ps, ls, ms| emit(out, emitted, h, ps, ls, ms));
+            emit_first(ready, out, emitted);
         }
     }
 

@@ -31,8 +31,8 @@ impl Runtime {
         }
         // The position is committed, so `horizon` speaks for the next event; this
         // event's outputs may start one position earlier (`WITHIN n EVENTS`). The
-        // complex events waiting for a deadline passed their filters when they ended
-        // (and have no measures, E0500): the window's horizon, not theirs.
+        // complex events waiting for a deadline passed their filters and got their
+        // measures when they ended: the window's horizon, not theirs.
         let horizon = self.window_horizon().saturating_sub(1);
         self.state.values.trim(horizon);
         if ty == crate::det::OTHER_TYPE {
