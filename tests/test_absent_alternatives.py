@@ -132,3 +132,12 @@ def test_errors(query, code):
         oracle.evaluate(query, [], schema=SCHEMA)
     if code != "E0100":  # the oracle's syntax errors are not coded
         assert o.value.code == code
+
+
+def test_explain_names_an_alternative_tested_per_valuation():
+    # The formula keeps the alternative the automaton tests; the other, which reads the
+    # match, is named among the clauses tested per valuation (adversarial review F3).
+    text = ceql.compile("SELECT * FROM S WHERE A AS a ; ABSENT(B FILTER B[x > 1] OR C AS c FILTER c[x < a.x]) ; "
+                        "D AS d WITHIN 3 EVENTS", SCHEMA).explain()
+    assert "ABSENT(B[x > 1])" in text
+    assert "ABSENT(C FILTER c[x < a.x]) reading the match" in text

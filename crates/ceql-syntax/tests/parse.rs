@@ -188,3 +188,19 @@ fn absent_alternatives_and_the_filter_or_before_them() {
         assert!(rendered.contains("ABSENT(...) holds one event"), "{rendered}");
     }
 }
+
+#[test]
+fn a_parenthesised_alternative_after_a_filter_gets_the_absent_label() {
+    // After a FILTER, `OR (` opens a filter term; the error comes on the alternative's
+    // contents, and the label says what ABSENT holds.
+    for text in [
+        "SELECT * FROM S WHERE A ; ABSENT(B FILTER B[v > 1] OR (C)) ; D",
+        "SELECT * FROM S WHERE A ; ABSENT(B FILTER B[v > 1] OR (C AS c FILTER c[v > 1])) ; D",
+    ] {
+        let d = parse_query_text(text).expect_err("a parenthesised alternative");
+        let rendered = d.render(text, "query");
+        assert!(rendered.contains("ABSENT(...) holds one event"), "{rendered}");
+    }
+    // A parenthesised filter term there is fine.
+    assert!(parse_query_text("SELECT * FROM S WHERE A ; ABSENT(B FILTER B[v > 1] OR (B[v < 0])) ; D").is_ok());
+}

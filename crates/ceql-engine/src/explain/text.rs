@@ -194,10 +194,19 @@ fn tested_per_valuation(q: &CompiledQuery, out: &mut String) {
         let per = if r.plus.is_some() { " (per iteration of its +, §3.4c)" } else { "" };
         let _ = writeln!(out, "{head}{}{per}", filter_text(q, &r.filter));
     }
-    if !plan.gaps.is_empty() {
-        let head = if plan.residuals.is_empty() { "  tested        " } else { "                " };
-        let n = plan.gaps.len();
-        let _ = writeln!(out, "{head}{n} ABSENT(...) reading the match, per valuation (§3.3a)");
+    // Each absence (each alternative of an ABSENT(β1 OR β2)) that reads the match, named:
+    // the formula above no longer shows it.
+    for (i, g) in plan.gaps.iter().enumerate() {
+        let head = if plan.residuals.is_empty() && i == 0 { "  tested        " } else { "                " };
+        let mut types: Vec<&str> = g.edges.iter().map(|e| plan.schema.types[e.ty as usize].name.as_str()).collect();
+        types.dedup();
+        let filters: Vec<String> = g.filters.iter().map(|f| filter_text(q, f)).collect();
+        let _ = writeln!(
+            out,
+            "{head}ABSENT({} FILTER {}) reading the match, per valuation (§3.3a)",
+            types.join(" OR "),
+            filters.join(" AND ")
+        );
     }
     if !plan.residuals.is_empty() || !plan.gaps.is_empty() {
         let _ = writeln!(out, "                on each valuation, while its outputs are enumerated (§3.4a)");

@@ -46,6 +46,15 @@ fn inside_absent(source: &str, pos: usize) -> bool {
     depth > 0
 }
 
+/// Whether an `OR (` stands between the last `ABSENT(` and `pos`: after a filter, `(`
+/// opens a filter term, so a parenthesised alternative fails there, on its contents.
+fn or_paren_before(source: &str, pos: usize) -> bool {
+    let upper = source[..pos].to_ascii_uppercase();
+    let from = upper.rfind("ABSENT").unwrap_or(0);
+    let words: Vec<&str> = upper[from..].split_whitespace().collect();
+    words.windows(2).any(|w| w[0] == "OR" && w[1].starts_with('(')) || upper[from..].contains("OR(")
+}
+
 /// Words that open a call: the aggregates and `PREV` (docs/language.md#s3-4a).
 const CALLS: [&str; 8] = ["COUNT", "SUM", "AVG", "MIN", "MAX", "FIRST", "LAST", "PREV"];
 
@@ -89,8 +98,9 @@ fn label_for(source: &str, pos: usize, found: &str, expected: &[&str]) -> String
         "PREV takes an attribute of the filtered event: `b[v > PREV(v)]`".into()
     } else if found == ")" && opened && is(&CALLS[1..7], call) {
         format!("`{call}` takes an attribute of a variable: `{call}(b.price)`")
-    } else if (matches!(found, "(" | ";" | ":" | "+" | ":+") || found.eq_ignore_ascii_case("AND"))
-        && inside_absent(source, pos)
+    } else if inside_absent(source, pos)
+        && ((matches!(found, "(" | ";" | ":" | "+" | ":+") || found.eq_ignore_ascii_case("AND"))
+            || (expects("`[`") && or_paren_before(source, pos)))
     {
         "ABSENT(...) holds one event, a type with its filters, or alternatives of one event each \
          (`ABSENT(B OR C FILTER C[v > 1])`), not a pattern (docs/language.md#s3-3a)"
