@@ -141,3 +141,13 @@ def test_explain_names_an_alternative_tested_per_valuation():
                         "D AS d WITHIN 3 EVENTS", SCHEMA).explain()
     assert "ABSENT(B[x > 1])" in text
     assert "ABSENT(C FILTER c[x < a.x]) reading the match" in text
+
+
+def test_selecting_an_absent_name_warns():
+    # The name of an absent event binds no event of the match (W0407); an AS of the
+    # pattern with the same name is another variable, and selects its events.
+    q = ceql.compile("SELECT q FROM S WHERE A ; ABSENT(B AS q OR C) ; D WITHIN 5 EVENTS", SCHEMA)
+    assert [(w.code, w.column) for w in q.warnings] == [("W0407", 8)]
+    assert "selects nothing" in q.warnings[0].message
+    both = ceql.compile("SELECT q FROM S WHERE A AS q ; ABSENT(B AS q) ; D WITHIN 5 EVENTS", SCHEMA)
+    assert [w.code for w in both.warnings] == []

@@ -4,6 +4,7 @@
 //! for the CEA construction.
 
 mod absence;
+mod absent_names;
 mod clauses;
 mod correlated_absence;
 mod correlation;
@@ -335,6 +336,7 @@ pub fn analyze(query: &ast::Query, decls: &[ast::StreamDecl], opts: CheckOptions
     // Lints.
     lints::safety(&query.pattern, &mut warnings);
     valuation_lint::valuation_blowup(&query.pattern, &mut warnings);
+    absent_names::selected_absent_names(query, &mut warnings);
     if query.within.is_none() {
         warnings.push(
             Diagnostic::warning(
