@@ -160,7 +160,6 @@ def test_strict_and_compat_strategies_are_evaluated_with_filters_between_events(
 @pytest.mark.parametrize("query,message", [
     ("SELECT * FROM S WHERE (NOT(C) ; A AS a ; B AS b FILTER b[v > a.v])+", "inside an iteration"),
     ("SELECT * FROM S WHERE (A ; B AS b FILTER b[v > A.v]) ; A", "also bound outside"),
-    ("SELECT *, count(b) AS n FROM S WHERE A AS a ; B AS b ; ABSENT(C) FOR 1 second WITHIN 1 minute", "measures"),
 ])
 def test_what_is_not_evaluated_yet_is_refused_with_a_caret(query, message):
     with pytest.raises(ceql.CeqlError) as e:
