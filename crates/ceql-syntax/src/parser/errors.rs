@@ -33,26 +33,22 @@ pub(crate) fn from_pest(source: &str, err: pest::error::Error<Rule>) -> Diagnost
     Diagnostic::error("E0100", message, span).with_label(label_for(source, pos, found, &expected))
 }
 
-/// Whether `pos` is inside the parentheses of an `ABSENT(` (a heuristic for the label:
-/// the last `ABSENT` before `pos`, followed by `(`, whose parentheses are still open).
-fn inside_absent(source: &str, pos: usize) -> bool {
-    let before = &source[..pos];
-    let Some(at) = before.to_ascii_uppercase().rfind("ABSENT") else { return false };
+/// The text of the `ABSENT(` operand that is still open at `pos`, upper-cased (a heuristic
+/// for the label: the last `ABSENT` before `pos`, followed by `(`, whose parentheses are
+/// still open); `None` outside one.
+fn open_absent(source: &str, pos: usize) -> Option<String> {
+    let before = source[..pos].to_ascii_uppercase();
+    let at = before.rfind("ABSENT")?;
     let rest = &before[at + "ABSENT".len()..];
-    if !rest.trim_start().starts_with('(') {
-        return false;
-    }
     let depth = rest.chars().fold(0i32, |d, c| d + i32::from(c == '(') - i32::from(c == ')'));
-    depth > 0
+    (rest.trim_start().starts_with('(') && depth > 0).then(|| rest.to_string())
 }
 
-/// Whether an `OR (` stands between the last `ABSENT(` and `pos`: after a filter, `(`
-/// opens a filter term, so a parenthesised alternative fails there, on its contents.
-fn or_paren_before(source: &str, pos: usize) -> bool {
-    let upper = source[..pos].to_ascii_uppercase();
-    let from = upper.rfind("ABSENT").unwrap_or(0);
-    let words: Vec<&str> = upper[from..].split_whitespace().collect();
-    words.windows(2).any(|w| w[0] == "OR" && w[1].starts_with('(')) || upper[from..].contains("OR(")
+/// Whether an operand text has `OR (`: after a filter, `(` opens a filter term, so a
+/// parenthesised alternative fails there, on its contents.
+fn has_or_paren(operand: &str) -> bool {
+    let words: Vec<&str> = operand.split_whitespace().collect();
+    words.windows(2).any(|w| w[0] == "OR" && w[1].starts_with('(')) || operand.contains("OR(")
 }
 
 /// Words that open a call: the aggregates and `PREV` (docs/language.md#s3-4a).
@@ -98,10 +94,11 @@ fn label_for(source: &str, pos: usize, found: &str, expected: &[&str]) -> String
         "PREV takes an attribute of the filtered event: `b[v > PREV(v)]`".into()
     } else if found == ")" && opened && is(&CALLS[1..7], call) {
         format!("`{call}` takes an attribute of a variable: `{call}(b.price)`")
-    } else if inside_absent(source, pos)
-        && ((matches!(found, "(" | ";" | ":" | "+" | ":+") || found.eq_ignore_ascii_case("AND"))
-            || (expects("`[`") && or_paren_before(source, pos)))
-    {
+    } else if open_absent(source, pos).is_some_and(|operand| {
+        matches!(found, "(" | ";" | ":" | "+" | ":+")
+            || found.eq_ignore_ascii_case("AND")
+            || (expects("`[`") && has_or_paren(&operand))
+    }) {
         "ABSENT(...) holds one event, a type with its filters, or alternatives of one event each \
          (`ABSENT(B OR C FILTER C[v > 1])`), not a pattern (docs/language.md#s3-3a)"
             .into()
